@@ -1,0 +1,166 @@
+import { z } from "@hono/zod-openapi";
+import { HIERARCHY_DEFAULT_DEPTH, HIERARCHY_MAX_DEPTH } from "../../services/blocks/queries";
+
+export const LIST_DEFAULT_LIMIT = 50;
+export const LIST_MAX_LIMIT = 100;
+
+const nullableId = z.string().min(1).max(128).nullable();
+
+export const BlockSchema = z
+  .object({
+    id: z.string(),
+    type: z.string().openapi({ description: "Editor block type, or `page`, `database`, `database_row`" }),
+    parent_id: z.string().nullable(),
+    database_id: z.string().nullable().openapi({ description: "For rows: the parent database block id" }),
+    teamspace_id: z.string().nullable(),
+    properties: z.record(z.string(), z.unknown()),
+    content: z.unknown().openapi({ description: "For pages and rows: an array of editor blocks" }),
+    position: z.number().nullable(),
+    archived: z.boolean(),
+    in_trash: z.boolean(),
+    created_by: z.string().nullable().openapi({ description: "Owner user id; null marks a shared block" }),
+    last_edited_by: z.string().nullable(),
+    created_at: z.string().openapi({ format: "date-time" }),
+    updated_at: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("Block");
+
+export type BlockTreeNode = z.infer<typeof BlockSchema> & { children: BlockTreeNode[] };
+
+export const BlockTreeSchema: z.ZodType<BlockTreeNode> = BlockSchema.extend({
+  get children() {
+    return z.array(BlockTreeSchema);
+  },
+}).openapi("BlockTree", { description: "A block with its active visible descendants nested in `children`" });
+
+export const BlockIdParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { name: "id", in: "path" }, example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+});
+
+const blockType = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, "Block types are letters, digits, '_' and '-', starting with a letter");
+
+const properties = z.record(z.string(), z.unknown());
+
+export const CreateBlockBody = z
+  .strictObject({
+    id: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9_-]+$/, "Block ids are letters, digits, '_' and '-'")
+      .optional()
+      .openapi({ description: "Caller-supplied id; a UUID is generated when absent" }),
+    type: blockType,
+    properties: properties.optional().openapi({ description: "Defaults to {}" }),
+    parent_id: nullableId.optional(),
+    parentId: nullableId.optional().openapi({ description: "Alternative spelling of parent_id" }),
+    database_id: nullableId.optional(),
+    databaseId: nullableId.optional().openapi({ description: "Alternative spelling of database_id" }),
+    teamspace_id: nullableId.optional(),
+    teamspaceId: nullableId.optional().openapi({ description: "Alternative spelling of teamspace_id" }),
+    content: z.unknown().optional(),
+    position: z.number().optional().openapi({ description: "Defaults to after the last sibling" }),
+  })
+  .openapi("CreateBlockRequest");
+
+const serverControlled = z.unknown().optional().openapi({ description: "Server-controlled: accepted and ignored" });
+
+export const UpdateBlockBody = z
+  .strictObject({
+    type: blockType.optional(),
+    properties: properties.optional().openapi({
+      description: "Merged into the stored properties as an RFC 7396 merge patch: null removes a key",
+    }),
+    parent_id: nullableId.optional(),
+    parentId: nullableId.optional(),
+    database_id: nullableId.optional(),
+    databaseId: nullableId.optional(),
+    teamspace_id: nullableId.optional(),
+    teamspaceId: nullableId.optional(),
+    content: z.unknown().optional().openapi({ description: "Replaces the stored content" }),
+    position: z.number().optional(),
+    archived: z.boolean().optional(),
+    in_trash: z.boolean().optional(),
+    id: serverControlled,
+    created_by: serverControlled,
+    created_at: serverControlled,
+    updated_at: serverControlled,
+    last_edited_by: serverControlled,
+  })
+  .openapi("UpdateBlockRequest");
+
+export const MoveBlockBody = z
+  .strictObject({
+    parent_id: nullableId.optional(),
+    parentId: nullableId.optional(),
+    teamspace_id: nullableId.optional(),
+    teamspaceId: nullableId.optional(),
+    position: z.number().optional(),
+  })
+  .openapi("MoveBlockRequest");
+
+export const ConvertBlockBody = z
+  .strictObject({
+    type: blockType,
+    properties: properties.optional().openapi({ description: "Merged into the stored properties (RFC 7396)" }),
+  })
+  .openapi("ConvertBlockRequest");
+
+export const ArchiveBlockBody = z
+  .strictObject({
+    archived: z.boolean().default(true).openapi({ description: "false unarchives" }),
+  })
+  .openapi("ArchiveBlockRequest");
+
+export const DuplicateBlockBody = z
+  .strictObject({
+    include_children: z.boolean().default(true).openapi({ description: "Copy the active descendants too" }),
+  })
+  .openapi("DuplicateBlockRequest");
+
+const booleanFlag = z.enum(["true", "false"]);
+
+export const ListBlocksQuery = z.strictObject({
+  q: z.string().max(500).optional().openapi({ description: "Full-text search over titles, properties and content" }),
+  type: z.string().min(1).max(64).optional(),
+  parent_id: z.string().min(1).max(128).optional(),
+  parentId: z.string().min(1).max(128).optional(),
+  database_id: z.string().min(1).max(128).optional(),
+  databaseId: z.string().min(1).max(128).optional(),
+  archived: booleanFlag.optional().openapi({ description: "List archived blocks (default false)" }),
+  in_trash: booleanFlag.optional().openapi({ description: "List blocks in the trash (default false)" }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .openapi({ description: `Default ${LIST_DEFAULT_LIMIT}; values above ${LIST_MAX_LIMIT} are clamped` }),
+  offset: z.coerce.number().int().min(0).optional().openapi({ description: "Zero-based, default 0" }),
+  sortBy: z
+    .enum(["position", "updated_at", "created_at"])
+    .optional()
+    .openapi({ description: "Default updated_at; with q, relevance" }),
+  sortOrder: z.enum(["asc", "desc"]).optional().openapi({ description: "Default desc" }),
+});
+
+export const HierarchyQuery = z.strictObject({
+  depth: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(HIERARCHY_MAX_DEPTH)
+    .optional()
+    .openapi({ description: `Levels below the block, default ${HIERARCHY_DEFAULT_DEPTH}, max ${HIERARCHY_MAX_DEPTH}` }),
+});
+
+export const DeleteBlockResponse = z
+  .object({ success: z.boolean(), message: z.string(), deleted_count: z.number().int() })
+  .openapi("DeleteBlockResponse");

@@ -1,0 +1,60 @@
+/** A `blocks` row as D1 returns it from `SELECT b.*` (snake_case, JSON as text, flags as 0/1). */
+export interface BlockRecord {
+  seq: number;
+  id: string;
+  type: string;
+  parent_id: string | null;
+  database_id: string | null;
+  teamspace_id: string | null;
+  properties: string;
+  content: string | null;
+  position: number | null;
+  archived: number;
+  in_trash: number;
+  created_by: string | null;
+  last_edited_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The Block resource of the API. */
+export interface Block {
+  id: string;
+  type: string;
+  parent_id: string | null;
+  database_id: string | null;
+  teamspace_id: string | null;
+  properties: Record<string, unknown>;
+  content: unknown;
+  position: number | null;
+  archived: boolean;
+  in_trash: boolean;
+  created_by: string | null;
+  last_edited_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BlockTree extends Block {
+  children: BlockTree[];
+}
+
+/** Turns a stored row into the response object; the row itself is never returned. */
+export function presentBlock(record: BlockRecord): Block {
+  return {
+    id: record.id,
+    type: record.type,
+    parent_id: record.parent_id,
+    database_id: record.database_id,
+    teamspace_id: record.teamspace_id,
+    properties: JSON.parse(record.properties) as Record<string, unknown>,
+    content: record.content === null ? null : (JSON.parse(record.content) as unknown),
+    position: record.position,
+    archived: record.archived === 1,
+    in_trash: record.in_trash === 1,
+    created_by: record.created_by,
+    last_edited_by: record.last_edited_by,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}

@@ -1,0 +1,63 @@
+import { env, SELF } from "cloudflare:test";
+import { generateApiKey } from "../../src/auth/api-key-format";
+
+export interface TestUser {
+  id: string;
+  email: string;
+  key: string;
+}
+
+/** A new user with a fresh API key, written straight to D1 as `npm run key` does. */
+export async function createUser(): Promise<TestUser> {
+  const id = crypto.randomUUID();
+  const email = `${id}@example.test`;
+  const key = await generateApiKey();
+  await env.DB.batch([
+    env.DB.prepare("INSERT INTO users (id, email) VALUES (?, ?)").bind(id, email),
+    env.DB.prepare(
+      "INSERT INTO api_keys (id, user_id, name, key_hash, display_prefix, display_suffix) VALUES (?, ?, ?, ?, ?, ?)",
+    ).bind(crypto.randomUUID(), id, "test", key.hash, key.displayPrefix, key.displaySuffix),
+  ]);
+  return { id, email, key: key.raw };
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+  /** D1 round trips the request made, from the Server-Timing header. */
+  roundTrips: number;
+}
+
+export interface RequestOptions {
+  method?: string;
+  /** Sent as JSON unless it is already a string. */
+  body?: unknown;
+  /** Raw API key or session token; omitted means no Authorization header. */
+  auth?: string | TestUser;
+  headers?: Record<string, string>;
+}
+
+/** Sends a request through the Worker's own fetch handler, as a client would. */
+export async function api<T = unknown>(path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers = new Headers(options.headers);
+  if (options.auth !== undefined) {
+    const token = typeof options.auth === "string" ? options.auth : options.auth.key;
+    headers.set("Authorization", `Bearer ${token}`);
+  }
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+    if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
+  }
+  const response = await SELF.fetch(`http://workspace.test${path}`, { method: options.method ?? "GET", headers, body });
+  const text = await response.text();
+  const isJson = response.headers.get("Content-Type")?.includes("application/json");
+  const timing = /d1;desc="(\d+) round trips"/.exec(response.headers.get("Server-Timing") ?? "");
+  return {
+    status: response.status,
+    body: (isJson && text ? JSON.parse(text) : text) as T,
+    headers: response.headers,
+    roundTrips: timing ? Number(timing[1]) : Number.NaN,
+  };
+}
