@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { api } from "../helpers/api";
+
+interface OpenApiDocument {
+  openapi: string;
+  info: { version: string };
+  components: { securitySchemes: Record<string, Record<string, string>>; schemas: Record<string, unknown> };
+  paths: Record<string, Record<string, OperationObject>>;
+}
+interface OperationObject {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
+
+const HTTP_METHODS = ["get", "post", "put", "patch", "delete"];
+
+describe("OpenAPI contract", () => {
+  it("is OpenAPI 3.1, version 1.0.0, with both security schemes", async () => {
+    const res = await api<OpenApiDocument>("/documentation/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    expect(res.body.info.version).toBe("1.0.0");
+    expect(res.body.components.securitySchemes).toEqual({
+      apiKeyAuth: expect.objectContaining({ type: "apiKey", in: "header", name: "Authorization" }),
+      bearerAuth: expect.objectContaining({ type: "http", scheme: "bearer", bearerFormat: "JWT" }),
+    });
+  });
+
+  it("documents every /api/v1 operation with security, a success schema and the error schema", async () => {
+    const { body } = await api<OpenApiDocument>("/documentation/openapi.json");
+    const operations = Object.entries(body.paths).flatMap(([path, item]) =>
+      HTTP_METHODS.filter((method) => item[method]).map((method) => ({
+        path,
+        method,
+        op: item[method] as OperationObject,
+      })),
+    );
+    const v1 = operations.filter((o) => o.path.startsWith("/api/v1/"));
+    expect(v1.length).toBeGreaterThanOrEqual(13);
+    for (const { path, method, op } of v1) {
+      const where = `${method.toUpperCase()} ${path}`;
+      expect(op.operationId, where).toBeTruthy();
+      expect(op.security, where).toEqual([{ apiKeyAuth: [] }, { bearerAuth: [] }]);
+      const success = Object.entries(op.responses).find(([status]) => status.startsWith("2"));
+      expect(success?.[1].content?.["application/json"]?.schema, where).toBeDefined();
+      expect(op.responses["401"]?.content?.["application/json"]?.schema, where).toEqual({
+        $ref: "#/components/schemas/Error",
+      });
+      if (["post", "patch", "put"].includes(method) && !path.endsWith("/trash") && !path.endsWith("/restore")) {
+        expect(op.requestBody?.content["application/json"]?.schema, where).toBeDefined();
+      }
+    }
+  });
+
+  it("lists all thirteen Blocks operations", async () => {
+    const { body } = await api<OpenApiDocument>("/documentation/openapi.json");
+    const ids = Object.values(body.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        "listBlocks",
+        "createBlock",
+        "getBlock",
+        "updateBlock",
+        "deleteBlock",
+        "listBlockChildren",
+        "getBlockHierarchy",
+        "duplicateBlock",
+        "convertBlock",
+        "archiveBlock",
+        "trashBlock",
+        "restoreBlock",
+        "moveBlock",
+      ]),
+    );
+  });
+});
+
+describe("API explorer", () => {
+  it("serves the explorer page pointing at this Worker's own assets and contract", async () => {
+    const res = await api<string>("/documentation");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toContain("text/html");
+    expect(res.body).toContain('src="/documentation/assets/swagger-ui-dist/swagger-ui-bundle.js"');
+    expect(res.body).toContain('href="/documentation/assets/swagger-ui-dist/swagger-ui.css"');
+    expect(res.body).toContain("/documentation/openapi.json");
+    expect(res.body).not.toMatch(/https?:\/\/(cdn|unpkg)/);
+  });
+
+  it("serves the explorer's script and stylesheet itself, and nothing else from the package", async () => {
+    const script = await api<string>("/documentation/assets/swagger-ui-dist/swagger-ui-bundle.js");
+    expect(script.status).toBe(200);
+    expect(script.body).toContain("SwaggerUIBundle");
+    const css = await api<string>("/documentation/assets/swagger-ui-dist/swagger-ui.css");
+    expect(css.status).toBe(200);
+    expect(css.body).toContain(".swagger-ui");
+    const other = await api("/documentation/assets/swagger-ui-dist/package.json");
+    expect(other.status).toBe(404);
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { MAX_BODY_BYTES } from "../../src/app";
+import { api, createUser } from "../helpers/api";
+
+describe("error envelope", () => {
+  it("an unknown route is a 404 {error, details}", async () => {
+    const res = await api("/api/v1/nothing-here", { auth: await createUser() });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: "Route not found", details: { method: "GET", path: "/api/v1/nothing-here" } });
+  });
+
+  it("an unknown open route is a 404 in the same envelope", async () => {
+    const res = await api("/no/such/route");
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ error: "Route not found" });
+  });
+
+  it("a wrong method on a known route is a 405 naming the allowed methods", async () => {
+    const user = await createUser();
+    const res = await api("/api/v1/blocks", { method: "PUT", auth: user, body: {} });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("Allow")).toBe("GET, POST");
+    expect(res.body).toEqual({ error: "Method PUT not allowed", details: { allowed: ["GET", "POST"] } });
+
+    const onItem = await api("/api/v1/blocks/some-id/children", { method: "DELETE", auth: user });
+    expect(onItem.status).toBe(405);
+    expect(onItem.body).toMatchObject({ details: { allowed: ["GET"] } });
+  });
+
+  it("malformed JSON is a 400 in the envelope", async () => {
+    const res = await api("/api/v1/blocks", { method: "POST", auth: await createUser(), body: '{"type": "page",' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "Malformed JSON in request body" });
+  });
+
+  it("a body above the size limit is a 413 and nothing is stored", async () => {
+    const user = await createUser();
+    const huge = { type: "page", properties: { title: "x".repeat(MAX_BODY_BYTES) } };
+    const res = await api("/api/v1/blocks", { method: "POST", auth: user, body: huge });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: "Request body too large", details: { max_bytes: MAX_BODY_BYTES } });
+    const list = await api<unknown[]>("/api/v1/blocks", { auth: user });
+    expect(list.body).toEqual([]);
+  });
+
+  it("a 401 carries a WWW-Authenticate challenge and no details of the key", async () => {
+    const res = await api("/api/v1/blocks", { auth: "sr_0123456789abcdefghijklmnopqrstuvwxyzABCDEF" });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+    expect(res.body).toEqual({ error: "Invalid API key" });
+  });
+});
