@@ -1,0 +1,194 @@
+import { z } from "@hono/zod-openapi";
+
+/**
+ * The canonical editor content of a page or row body: the types, their TypeScript shapes and
+ * the zod schema that documents them in the OpenAPI contract.
+ *
+ * Items are Slate-style elements: every item carries `children` (text spans), even the ones
+ * without visible text (divider, table, media), because the editor needs a text node in each.
+ * Unknown extra keys (editor ids and the like) are allowed and kept.
+ */
+
+export const CANONICAL_CONTENT_TYPES = [
+  "paragraph",
+  "heading-1",
+  "heading-2",
+  "heading-3",
+  "bulleted-list",
+  "numbered-list",
+  "to_do",
+  "quote",
+  "callout",
+  "code",
+  "divider",
+  "toggle",
+  "table",
+  "image",
+  "video",
+  "audio",
+  "embed",
+] as const;
+
+export type ContentType = (typeof CANONICAL_CONTENT_TYPES)[number];
+
+export const TEXT_TYPES = ["paragraph", "heading-1", "heading-2", "heading-3", "quote"] as const;
+export const LIST_TYPES = ["bulleted-list", "numbered-list"] as const;
+export const MEDIA_TYPES = ["image", "video", "audio", "embed"] as const;
+export const MAX_INDENT = 6;
+
+export interface TextSpan {
+  text: string;
+  bold?: boolean;
+  italic?: boolean;
+  code?: boolean;
+  strikethrough?: boolean;
+  link?: string;
+}
+
+export interface TextItem {
+  type: (typeof TEXT_TYPES)[number];
+  children: TextSpan[];
+}
+export interface ListItem {
+  type: (typeof LIST_TYPES)[number];
+  children: TextSpan[];
+  indent?: number;
+}
+export interface ToDoItem {
+  type: "to_do";
+  children: TextSpan[];
+  checked: boolean;
+  indent?: number;
+}
+export interface CalloutItem {
+  type: "callout";
+  children: TextSpan[];
+  icon?: string;
+}
+export interface CodeItem {
+  type: "code";
+  children: TextSpan[];
+  language?: string;
+}
+export interface DividerItem {
+  type: "divider";
+  children: TextSpan[];
+}
+export interface ToggleItem {
+  type: "toggle";
+  children: TextSpan[];
+  content?: ContentItem[];
+}
+export interface TableItem {
+  type: "table";
+  children: TextSpan[];
+  rows: string[][];
+  has_header?: boolean;
+}
+export interface MediaItem {
+  type: (typeof MEDIA_TYPES)[number];
+  url: string;
+  /** `[{text: ""}]`, or the caption. */
+  children: TextSpan[];
+}
+
+/** A validated item: `children` is always present (see validateContent). */
+export type ContentItem =
+  | TextItem
+  | ListItem
+  | ToDoItem
+  | CalloutItem
+  | CodeItem
+  | DividerItem
+  | ToggleItem
+  | TableItem
+  | MediaItem;
+
+export const TextSpanSchema = z
+  .looseObject({
+    text: z.string(),
+    bold: z.boolean().optional(),
+    italic: z.boolean().optional(),
+    code: z.boolean().optional(),
+    strikethrough: z.boolean().optional(),
+    link: z.string().optional().openapi({ description: "Link target of this span" }),
+  })
+  .openapi("ContentTextSpan");
+
+const children = z
+  .array(TextSpanSchema)
+  .optional()
+  .openapi({ description: 'Text spans; defaults to `[{text: ""}]`', example: [{ text: "Hello" }] });
+const indent = z.number().int().min(0).max(MAX_INDENT).optional().openapi({ description: "List nesting level" });
+
+/**
+ * One schema per type, without the recursive part, so that validateContent can check an item
+ * on its own and walk toggle content itself (nested paths and type hints stay precise).
+ */
+export const ITEM_SCHEMAS = {
+  text: z.looseObject({ type: z.enum(TEXT_TYPES), children }),
+  list: z.looseObject({ type: z.enum(LIST_TYPES), children, indent }),
+  to_do: z.looseObject({ type: z.literal("to_do"), children, checked: z.boolean().default(false), indent }),
+  callout: z.looseObject({
+    type: z.literal("callout"),
+    children,
+    icon: z.string().optional().openapi({ description: "e.g. an emoji" }),
+  }),
+  code: z.looseObject({ type: z.literal("code"), children, language: z.string().optional() }),
+  divider: z.looseObject({ type: z.literal("divider"), children }),
+  toggle: z.looseObject({ type: z.literal("toggle"), children }),
+  table: z.looseObject({
+    type: z.literal("table"),
+    children,
+    rows: z
+      .array(z.array(z.string()).min(1))
+      .min(1)
+      .openapi({ description: "Cells as plain strings; every row has the same length" }),
+    has_header: z.boolean().optional().openapi({ description: "The first row is the header" }),
+  }),
+  media: z.looseObject({
+    type: z.enum(MEDIA_TYPES),
+    url: z.string().openapi({ description: "Required: a URL only inside the text yields an empty widget" }),
+    children: children.openapi({ description: '`[{text: ""}]` or the caption' }),
+  }),
+} as const;
+
+export type ItemSchemaKey = keyof typeof ITEM_SCHEMAS;
+
+export function itemSchemaKey(type: ContentType): ItemSchemaKey {
+  if ((TEXT_TYPES as readonly string[]).includes(type)) return "text";
+  if ((LIST_TYPES as readonly string[]).includes(type)) return "list";
+  if ((MEDIA_TYPES as readonly string[]).includes(type)) return "media";
+  return type as ItemSchemaKey;
+}
+
+/** The contract: one item of a page or row body (toggle content is recursive). */
+export const ContentItemSchema: z.ZodType = z
+  .union([
+    ITEM_SCHEMAS.text,
+    ITEM_SCHEMAS.list,
+    ITEM_SCHEMAS.to_do,
+    ITEM_SCHEMAS.callout,
+    ITEM_SCHEMAS.code,
+    ITEM_SCHEMAS.divider,
+    ITEM_SCHEMAS.toggle.extend({
+      content: z
+        .array(z.lazy(() => ContentItemSchema))
+        .optional()
+        .openapi({ description: "Items shown when the toggle is open" }),
+    }),
+    ITEM_SCHEMAS.table,
+    ITEM_SCHEMAS.media,
+  ])
+  .openapi("ContentItem", {
+    description:
+      "One block of a page or row body. `type` is a canonical name; editor-library names (`text`, `heading`, " +
+      "`bulletListItem`, `todo`, …) are refused with the canonical name to use.",
+    example: { type: "paragraph", children: [{ text: "Hello " }, { text: "world", bold: true }] },
+  });
+
+/** A page or row body; `null` means an empty body. */
+export const ContentSchema = z
+  .array(ContentItemSchema)
+  .nullable()
+  .openapi("Content", { description: "Page or row body: an array of content items; null for an empty body" });
