@@ -10,7 +10,10 @@ import { ApiError, type ErrorBody } from "./lib/errors";
 import { findAllowedMethods } from "./lib/method-not-allowed";
 import { validationHook } from "./openapi/validation";
 import { blocksRouter } from "./routes/blocks/blocks.index";
+import { databaseViewsRouter } from "./routes/database-views/database-views.index";
+import { databasesRouter } from "./routes/databases/databases.index";
 import { registerDocumentation } from "./routes/documentation/documentation.index";
+import { pagesRouter } from "./routes/pages/pages.index";
 import { systemRouter } from "./routes/system/system.index";
 
 /** Request bodies above this are refused with 413 before they are read. */
@@ -22,10 +25,8 @@ export function createApp() {
   // Per-request services: one metered D1 handle, so every route reports its round trips.
   app.use("*", async (c, next) => {
     const meter: RoundTripMeter = { count: 0, milliseconds: 0 };
-    const d1 = meterD1(c.env.DB, meter);
     c.set("meter", meter);
-    c.set("d1", d1);
-    c.set("db", createDatabase(d1));
+    c.set("db", createDatabase(meterD1(c.env.DB, meter)));
     await next();
     c.res.headers.append("Server-Timing", serverTimingValue(meter));
   });
@@ -43,9 +44,13 @@ export function createApp() {
     }),
   );
   app.use("/api/v1/*", requireUser);
+  app.use("/api/database-views/*", requireUser);
 
   app.route("/", systemRouter);
   app.route("/", blocksRouter);
+  app.route("/", pagesRouter);
+  app.route("/", databasesRouter);
+  app.route("/", databaseViewsRouter);
   registerDocumentation(app);
 
   app.notFound((c) => {

@@ -1,22 +1,27 @@
 import type { SQL } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import type { Database } from "./client";
 
 const dialect = new SQLiteAsyncDialect();
 
 type Rows<T extends readonly unknown[]> = { [K in keyof T]: T[K][] };
 
+/** A drizzle `sql` query as a D1 statement. */
+export function prepare(d1: D1Database, query: SQL): D1PreparedStatement {
+  const { sql, params } = dialect.sqlToQuery(query);
+  return d1.prepare(sql).bind(...params);
+}
+
 /**
- * Runs several read queries as one D1 batch: one round trip, one consistent
- * snapshot. (Drizzle's own batch accepts query builders but not raw `sql`.)
+ * Runs several queries as one D1 batch: one round trip, atomic (all statements
+ * commit or none do), each returning its rows (`RETURNING` rows for writes).
+ * Drizzle's own batch accepts query builders but not raw `sql`, hence this.
  */
 export async function batchAll<T extends readonly unknown[]>(
-  d1: D1Database,
+  db: Database,
   queries: { [K in keyof T]: SQL },
 ): Promise<Rows<T>> {
-  const statements = queries.map((query) => {
-    const { sql, params } = dialect.sqlToQuery(query);
-    return d1.prepare(sql).bind(...params);
-  });
-  const results = await d1.batch(statements);
+  const d1 = db.$client;
+  const results = await d1.batch(queries.map((query) => prepare(d1, query)));
   return results.map((result) => result.results) as Rows<T>;
 }

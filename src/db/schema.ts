@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Timestamps are ISO-8601 UTC strings so they sort as text and read as the API returns them. */
 const nowIso = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
@@ -66,3 +66,54 @@ export const blocks = sqliteTable(
 
 export type BlockRow = typeof blocks.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
+
+/**
+ * Authoritative schema of a database block: one row per property, keyed by a
+ * canonical `prop_...` id. Rows store values under these ids only.
+ */
+export const databaseProperties = sqliteTable(
+  "database_properties",
+  {
+    id: text("id").primaryKey(),
+    databaseId: text("database_id")
+      .notNull()
+      .references(() => blocks.id, { onDelete: "cascade", onUpdate: "cascade" }),
+    name: text("name").notNull(),
+    type: text("type").notNull(),
+    /** Select-like options, JSON `[{id, name, color}]`. */
+    options: text("options").notNull().default("[]"),
+    position: integer("position").notNull(),
+    createdAt: text("created_at").notNull().default(nowIso),
+    updatedAt: text("updated_at").notNull().default(nowIso),
+  },
+  (table) => [
+    uniqueIndex("database_properties_name_idx").on(table.databaseId, table.name),
+    index("database_properties_position_idx").on(table.databaseId, table.position),
+  ],
+);
+
+/** Saved views of a database (table, board, calendar, timeline, ...). */
+export const databaseViews = sqliteTable(
+  "database_views",
+  {
+    id: text("id").primaryKey(),
+    databaseId: text("database_id")
+      .notNull()
+      .references(() => blocks.id, { onDelete: "cascade", onUpdate: "cascade" }),
+    name: text("name").notNull(),
+    viewType: text("view_type").notNull(),
+    dateProperty: text("date_property"),
+    startDateProperty: text("start_date_property"),
+    endDateProperty: text("end_date_property"),
+    timelineScale: text("timeline_scale"),
+    /** JSON arrays, stored as given after validation against the schema. */
+    filters: text("filters").notNull().default("[]"),
+    sorts: text("sorts").notNull().default("[]"),
+    visibleProperties: text("visible_properties"),
+    position: real("position"),
+    createdBy: text("created_by"),
+    createdAt: text("created_at").notNull().default(nowIso),
+    updatedAt: text("updated_at").notNull().default(nowIso),
+  },
+  (table) => [index("database_views_database_idx").on(table.databaseId, table.position)],
+);

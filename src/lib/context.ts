@@ -13,7 +13,6 @@ export interface AppEnv {
   Bindings: Env;
   Variables: {
     db: Database;
-    d1: D1Database;
     meter: RoundTripMeter;
     user: AuthUser;
   };

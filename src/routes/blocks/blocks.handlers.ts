@@ -1,6 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
+import { eitherSpelling } from "../../lib/spellings";
 import {
   createBlock,
   deleteBlock,
@@ -9,38 +10,24 @@ import {
   updateBlock,
 } from "../../services/blocks/commands";
 import {
+  findVisibleBlock,
   getActiveBlock,
   getHierarchy,
   HIERARCHY_DEFAULT_DEPTH,
   listBlocks,
   listChildren,
 } from "../../services/blocks/queries";
+import { normalizeTypedFields } from "../../services/blocks/typed-fields";
 import type * as routes from "./blocks.routes";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "./blocks.schemas";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
-/**
- * Reads a field that the contract accepts in two spellings (`parent_id` / `parentId`).
- * Giving both with different values is a 400, never a silent choice.
- */
-function eitherSpelling<T>(body: Record<string, unknown>, snake: string, camel: string): T | undefined {
-  const snakeValue = body[snake] as T | undefined;
-  const camelValue = body[camel] as T | undefined;
-  if (snakeValue !== undefined && camelValue !== undefined && snakeValue !== camelValue) {
-    throw badRequest(`Give either ${snake} or ${camel}, not both with different values`, {
-      [snake]: snakeValue,
-      [camel]: camelValue,
-    });
-  }
-  return snakeValue ?? camelValue;
-}
-
 export const list: Handler<"list"> = async (c) => {
   const query = c.req.valid("query");
   const limit = Math.min(query.limit ?? LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT);
   const offset = query.offset ?? 0;
-  const page = await listBlocks(c.var.d1, c.var.user.id, {
+  const page = await listBlocks(c.var.db, c.var.user.id, {
     q: query.q,
     type: query.type,
     parentId: eitherSpelling(query, "parent_id", "parentId"),
@@ -61,14 +48,21 @@ export const list: Handler<"list"> = async (c) => {
 
 export const create: Handler<"create"> = async (c) => {
   const body = c.req.valid("json");
+  const databaseId = eitherSpelling<string | null>(body, "database_id", "databaseId") ?? null;
+  const fields = await normalizeTypedFields(
+    c.var.db,
+    c.var.user.id,
+    { type: body.type, databaseId },
+    { properties: body.properties ?? {}, content: body.content },
+  );
   const block = await createBlock(c.var.db, c.var.user.id, {
     id: body.id,
     type: body.type,
-    properties: body.properties ?? {},
+    properties: fields.properties ?? {},
     parentId: eitherSpelling(body, "parent_id", "parentId") ?? null,
-    databaseId: eitherSpelling(body, "database_id", "databaseId") ?? null,
+    databaseId,
     teamspaceId: eitherSpelling(body, "teamspace_id", "teamspaceId") ?? null,
-    content: body.content,
+    content: fields.content,
     position: body.position,
   });
   return c.json(block, 201);
@@ -78,15 +72,39 @@ export const get: Handler<"get"> = async (c) => {
   return c.json(await getActiveBlock(c.var.db, c.var.user.id, c.req.valid("param").id), 200);
 };
 
+/**
+ * Validates type-dependent fields of a change against the block as it will be:
+ * a row's properties against its database's schema, a page's content as editor
+ * items. Reads the stored block first only when the change touches them.
+ */
+async function normalizeChange(
+  c: Parameters<Handler<"update">>[0],
+  id: string,
+  change: { type?: string; databaseId?: string | null; properties?: Record<string, unknown>; content?: unknown },
+) {
+  if (change.properties === undefined && change.content === undefined && change.type === undefined) return change;
+  refuseInternalType(change.type);
+  const stored = await findVisibleBlock(c.var.db, c.var.user.id, id);
+  const target = {
+    type: change.type ?? stored.type,
+    databaseId: change.databaseId !== undefined ? change.databaseId : stored.database_id,
+  };
+  return { ...change, ...(await normalizeTypedFields(c.var.db, c.var.user.id, target, change)) };
+}
+
 export const update: Handler<"update"> = async (c) => {
   const body = c.req.valid("json");
-  const block = await updateBlock(c.var.db, c.var.user.id, c.req.valid("param").id, {
+  const id = c.req.valid("param").id;
+  const change = await normalizeChange(c, id, {
     type: body.type,
-    properties: body.properties,
-    parentId: eitherSpelling(body, "parent_id", "parentId"),
     databaseId: eitherSpelling(body, "database_id", "databaseId"),
-    teamspaceId: eitherSpelling(body, "teamspace_id", "teamspaceId"),
+    properties: body.properties,
     content: body.content,
+  });
+  const block = await updateBlock(c.var.db, c.var.user.id, id, {
+    ...change,
+    parentId: eitherSpelling(body, "parent_id", "parentId"),
+    teamspaceId: eitherSpelling(body, "teamspace_id", "teamspaceId"),
     position: body.position,
     archived: body.archived,
     inTrash: body.in_trash,
@@ -100,7 +118,7 @@ export const remove: Handler<"remove"> = async (c) => {
 };
 
 export const children: Handler<"children"> = async (c) => {
-  return c.json(await listChildren(c.var.d1, c.var.user.id, c.req.valid("param").id), 200);
+  return c.json(await listChildren(c.var.db, c.var.user.id, c.req.valid("param").id), 200);
 };
 
 export const hierarchy: Handler<"hierarchy"> = async (c) => {
@@ -120,12 +138,9 @@ export const duplicate: Handler<"duplicate"> = async (c) => {
 
 export const convert: Handler<"convert"> = async (c) => {
   const body = c.req.valid("json");
-  refuseInternalType(body.type);
-  const block = await updateBlock(c.var.db, c.var.user.id, c.req.valid("param").id, {
-    type: body.type,
-    properties: body.properties,
-  });
-  return c.json(block, 200);
+  const id = c.req.valid("param").id;
+  const change = await normalizeChange(c, id, { type: body.type, properties: body.properties });
+  return c.json(await updateBlock(c.var.db, c.var.user.id, id, change), 200);
 };
 
 export const archive: Handler<"archive"> = async (c) => {

@@ -2,6 +2,7 @@ import { swaggerUI } from "@hono/swagger-ui";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { ContentItemSchema } from "../../services/content/editor-content";
 
 export const OPENAPI_PATH = "/documentation/openapi.json";
 /** The explorer's scripts and styles come from this Worker's own assets (the swagger-ui-dist package). */
@@ -28,6 +29,9 @@ export function registerDocumentation(app: OpenAPIHono<AppEnv>): void {
     bearerFormat: "JWT",
     description: "An app-session token from /auth/complete",
   });
+
+  // Request bodies document content items by reference (they are validated by validateContent).
+  app.openAPIRegistry.register("ContentItem", ContentItemSchema);
 
   app.doc31(OPENAPI_PATH, (c) => ({
     openapi: "3.1.0",

@@ -1,7 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
+import { batchAll } from "../../db/batch";
 import type { Database } from "../../db/client";
 import { badRequest, conflict, forbidden, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { defaultSchemaInserts } from "../databases/schema-records";
 import { blockNotFound } from "./queries";
 import { type Block, type BlockRecord, presentBlock } from "./record";
 import { INTERNAL_BLOCK_TYPE, isActive, visibleTo } from "./visibility";
@@ -44,7 +46,7 @@ export async function createBlock(db: Database, userId: string, input: CreateBlo
   const position =
     input.position ??
     sql`(SELECT coalesce(max(s.position), 0) + 1 FROM blocks s WHERE s.parent_id IS ${input.parentId})`;
-  const record = await db.get<BlockRecord | undefined>(sql`
+  const insert = sql`
     INSERT INTO blocks (id, type, parent_id, database_id, teamspace_id, properties, content, position,
       created_by, last_edited_by, created_at, updated_at)
     SELECT ${id}, ${input.type}, ${input.parentId}, ${input.databaseId}, ${input.teamspaceId},
@@ -52,7 +54,12 @@ export async function createBlock(db: Database, userId: string, input: CreateBlo
       ${userId}, ${userId}, ${timestamp}, ${timestamp}
     WHERE ${visibleExists(userId, input.parentId)} AND ${visibleExists(userId, input.databaseId)}
     ON CONFLICT (id) DO NOTHING
-    RETURNING *`);
+    RETURNING *`;
+  // A database gets its default schema records in the same atomic batch (contract, Block rule 8).
+  const [record] =
+    input.type === "database"
+      ? (await batchAll<[BlockRecord, unknown]>(db, [insert, defaultSchemaInserts(id, userId, timestamp)]))[0]
+      : [await db.get<BlockRecord | undefined>(insert)];
   if (record) return presentBlock(record);
   throw await explainRefusedReferences(db, userId, { id, parentId: input.parentId, databaseId: input.databaseId });
 }

@@ -16,9 +16,18 @@ export async function getActiveBlock(db: Database, userId: string, id: string): 
   return presentBlock(record);
 }
 
+/** A visible block in any state (for writes, which may act on archived or trashed blocks), or a 404. */
+export async function findVisibleBlock(db: Database, userId: string, id: string): Promise<Block> {
+  const record = await db.get<BlockRecord | undefined>(
+    sql`SELECT b.* FROM blocks b WHERE b.id = ${id} AND ${visibleTo(userId)}`,
+  );
+  if (!record) throw blockNotFound(id);
+  return presentBlock(record);
+}
+
 /** Active visible direct children by position (unpositioned last), in one round trip with the parent check. */
-export async function listChildren(d1: D1Database, userId: string, parentId: string): Promise<Block[]> {
-  const [parents, children] = await batchAll<[{ id: string }, BlockRecord]>(d1, [
+export async function listChildren(db: Database, userId: string, parentId: string): Promise<Block[]> {
+  const [parents, children] = await batchAll<[{ id: string }, BlockRecord]>(db, [
     sql`SELECT b.id FROM blocks b WHERE b.id = ${parentId} AND ${visibleTo(userId)} AND ${isActive()}`,
     sql`SELECT b.* FROM blocks b
       WHERE b.parent_id = ${parentId} AND ${visibleTo(userId)} AND ${isActive()}
@@ -75,6 +84,8 @@ export type BlockSortField = "position" | "updated_at" | "created_at";
 export interface BlockListQuery {
   q?: string;
   type?: string;
+  /** Any of these types (the pages listing: page, database, database_row). */
+  types?: readonly string[];
   parentId?: string;
   databaseId?: string;
   archived: boolean;
@@ -112,10 +123,17 @@ export function toFtsQuery(text: string): string | null {
  * The unfiltered listing reads the owner's and the shared blocks as two ordered
  * index scans merged, so its cost follows the page size, not the table size.
  */
-export async function listBlocks(d1: D1Database, userId: string, query: BlockListQuery): Promise<BlockPage> {
+export async function listBlocks(db: Database, userId: string, query: BlockListQuery): Promise<BlockPage> {
   const direction = sql.raw(query.sortOrder === "asc" ? "ASC" : "DESC");
   const filters: SQL[] = [sql`b.archived = ${query.archived ? 1 : 0}`, sql`b.in_trash = ${query.inTrash ? 1 : 0}`];
   if (query.type !== undefined) filters.push(sql`b.type = ${query.type}`);
+  if (query.types !== undefined)
+    filters.push(
+      sql`b.type IN (${sql.join(
+        query.types.map((type) => sql`${type}`),
+        sql`, `,
+      )})`,
+    );
   if (query.parentId !== undefined) filters.push(sql`b.parent_id = ${query.parentId}`);
   if (query.databaseId !== undefined) filters.push(sql`b.database_id = ${query.databaseId}`);
   const filtered = sql.join(filters, sql` AND `);
@@ -159,7 +177,7 @@ export async function listBlocks(d1: D1Database, userId: string, query: BlockLis
     }
   }
 
-  const [records, counts] = await batchAll<[BlockRecord, { total: number }]>(d1, [pageQuery, countQuery]);
+  const [records, counts] = await batchAll<[BlockRecord, { total: number }]>(db, [pageQuery, countQuery]);
   const total = counts[0]?.total ?? 0;
   return {
     blocks: records.slice(0, query.limit).map(presentBlock),

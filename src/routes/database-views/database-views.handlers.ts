@@ -1,0 +1,23 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../lib/context";
+import { createView, deleteView, getView, listViews, updateView } from "../../services/database-views/views";
+import type * as routes from "./database-views.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+export const list: Handler<"list"> = async (c) =>
+  c.json(await listViews(c.var.db, c.var.user.id, c.req.valid("param").database_id), 200);
+
+export const create: Handler<"create"> = async (c) =>
+  c.json(await createView(c.var.db, c.var.user.id, c.req.valid("param").database_id, c.req.valid("json")), 201);
+
+export const get: Handler<"get"> = async (c) =>
+  c.json(await getView(c.var.db, c.var.user.id, c.req.valid("param").view_id), 200);
+
+export const update: Handler<"update"> = async (c) =>
+  c.json(await updateView(c.var.db, c.var.user.id, c.req.valid("param").view_id, c.req.valid("json")), 200);
+
+export const remove: Handler<"remove"> = async (c) => {
+  await deleteView(c.var.db, c.var.user.id, c.req.valid("param").view_id);
+  return c.json({ success: true, message: "View deleted" }, 200);
+};

@@ -1,0 +1,15 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../lib/context";
+import { validationHook } from "../../openapi/validation";
+import * as handlers from "./databases.handlers";
+import * as routes from "./databases.routes";
+
+export const databasesRouter = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(routes.getSchema, handlers.getSchema)
+  .openapi(routes.addProperty, handlers.addProperty)
+  .openapi(routes.updateProperty, handlers.updateProperty)
+  .openapi(routes.removeProperty, handlers.removeProperty)
+  .openapi(routes.addOption, handlers.addOption)
+  .openapi(routes.updateOption, handlers.updateOption)
+  .openapi(routes.removeOption, handlers.removeOption)
+  .openapi(routes.queryRows, handlers.queryRows);

@@ -1,0 +1,15 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../lib/context";
+import { validationHook } from "../../openapi/validation";
+import * as handlers from "./pages.handlers";
+import * as routes from "./pages.routes";
+
+// exportBatch is registered before get so `/pages/export/batch` is never read as a page id.
+export const pagesRouter = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(routes.exportBatch, handlers.exportBatch)
+  .openapi(routes.list, handlers.list)
+  .openapi(routes.create, handlers.create)
+  .openapi(routes.get, handlers.get)
+  .openapi(routes.update, handlers.update)
+  .openapi(routes.remove, handlers.remove)
+  .openapi(routes.exportOne, handlers.exportOne);

@@ -1,0 +1,270 @@
+import { type SQL, sql } from "drizzle-orm";
+import { batchAll } from "../../db/batch";
+import type { Database } from "../../db/client";
+import { badRequest } from "../../lib/errors";
+import type { BlockRecord } from "../blocks/record";
+import { isActive, visibleTo } from "../blocks/visibility";
+import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
+import { resolvePropertyKey } from "./row-values";
+import { propertyPath } from "./schema-commands";
+
+export const FILTER_OPERATORS = [
+  "equals",
+  "not_equals",
+  "contains",
+  "not_contains",
+  "before",
+  "after",
+  "on_or_before",
+  "on_or_after",
+  "greater_than",
+  "less_than",
+  "is_empty",
+  "is_not_empty",
+] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+export interface RowFilter {
+  /** Canonical property id or display name. */
+  property: string;
+  operator: FilterOperator;
+  value?: unknown;
+}
+
+export interface RowSort {
+  property: string;
+  direction: "asc" | "desc";
+}
+
+const OPERATORS_BY_TYPE: Record<string, readonly FilterOperator[]> = {
+  select: ["equals", "not_equals", "is_empty", "is_not_empty"],
+  status: ["equals", "not_equals", "is_empty", "is_not_empty"],
+  multi_select: ["contains", "not_contains", "is_empty", "is_not_empty"],
+  date: ["equals", "before", "after", "on_or_before", "on_or_after", "is_empty", "is_not_empty"],
+  created_time: ["before", "after", "on_or_before", "on_or_after"],
+  last_edited_time: ["before", "after", "on_or_before", "on_or_after"],
+  checkbox: ["equals"],
+  number: ["equals", "not_equals", "greater_than", "less_than", "is_empty", "is_not_empty"],
+  title: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
+  text: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
+  url: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
+  email: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
+  phone_number: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
+  created_by: ["equals", "not_equals"],
+  last_edited_by: ["equals", "not_equals"],
+};
+
+/** The SQL value of a property on row `b`, in a form that compares and sorts naturally. */
+function valueExpression(property: PropertyDefinition): SQL {
+  const path = propertyPath(property.id);
+  const computed: Partial<Record<PropertyType, SQL>> = {
+    created_time: sql`b.created_at`,
+    last_edited_time: sql`b.updated_at`,
+    created_by: sql`b.created_by`,
+    last_edited_by: sql`b.last_edited_by`,
+  };
+  const direct = computed[property.type];
+  if (direct) return direct;
+  switch (property.type) {
+    case "select":
+    case "status":
+      return sql`(b.properties -> ${path} ->> '$.id')`;
+    case "date":
+      // A date value is an ISO string or an object with `start`.
+      return sql`(CASE json_type(b.properties, ${path}) WHEN 'object' THEN b.properties -> ${path} ->> '$.start' ELSE b.properties ->> ${path} END)`;
+    default:
+      return sql`(b.properties ->> ${path})`;
+  }
+}
+
+function optionId(property: PropertyDefinition, value: unknown): string {
+  const wanted =
+    typeof value === "string"
+      ? value
+      : value && typeof value === "object"
+        ? ((value as { id?: string; name?: string }).id ?? (value as { name?: string }).name)
+        : undefined;
+  const option = property.options.find((candidate) => candidate.id === wanted || candidate.name === wanted);
+  if (!option) {
+    throw badRequest(`'${String(wanted)}' is not an option of property '${property.name}'`, {
+      property: property.id,
+      allowed: property.options.map((candidate) => candidate.name),
+    });
+  }
+  return option.id;
+}
+
+function filterCondition(schema: DatabaseSchema, filter: RowFilter, index: number, location = "filters"): SQL {
+  const property = resolvePropertyKey(schema, filter.property);
+  if (!property) {
+    throw badRequest("Filter names an unknown property", {
+      path: `${location}[${index}].property`,
+      property: filter.property,
+      allowed: schema.properties.map((p) => p.name),
+    });
+  }
+  const allowed = OPERATORS_BY_TYPE[property.type] ?? [];
+  if (!allowed.includes(filter.operator)) {
+    throw badRequest(`Operator '${filter.operator}' does not apply to ${property.type} properties`, {
+      path: `${location}[${index}].operator`,
+      allowed,
+    });
+  }
+  const value = valueExpression(property);
+  const needs = (check: (v: unknown) => boolean, expected: string) => {
+    if (!check(filter.value)) {
+      throw badRequest(`Filter value must be ${expected}`, {
+        path: `${location}[${index}].value`,
+        property: property.name,
+      });
+    }
+    return filter.value;
+  };
+  const isString = (v: unknown) => typeof v === "string";
+  const path = propertyPath(property.id);
+
+  if (filter.operator === "is_empty" || filter.operator === "is_not_empty") {
+    const empty =
+      property.type === "multi_select"
+        ? sql`coalesce(json_array_length(b.properties, ${path}), 0) = 0`
+        : sql`(${value} IS NULL OR ${value} = '')`;
+    return filter.operator === "is_empty" ? empty : sql`NOT ${empty}`;
+  }
+  switch (property.type) {
+    case "select":
+    case "status": {
+      const id = optionId(property, filter.value);
+      return filter.operator === "equals" ? sql`${value} = ${id}` : sql`${value} IS NOT ${id}`;
+    }
+    case "multi_select": {
+      // Exact canonical option ids only, never substrings.
+      const id = optionId(property, filter.value);
+      const contains = sql`EXISTS (SELECT 1 FROM json_each(b.properties, ${path}) e WHERE e.value ->> '$.id' = ${id})`;
+      return filter.operator === "contains" ? contains : sql`NOT ${contains}`;
+    }
+    case "checkbox": {
+      const wanted = needs((v) => typeof v === "boolean", "true or false");
+      return wanted ? sql`${value} = 1` : sql`coalesce(${value}, 0) = 0`;
+    }
+    case "number": {
+      const wanted = needs((v) => typeof v === "number" && Number.isFinite(v), "a number") as number;
+      const op = { equals: "=", not_equals: "<>", greater_than: ">", less_than: "<" }[
+        filter.operator as "equals" | "not_equals" | "greater_than" | "less_than"
+      ];
+      return sql`${value} ${sql.raw(op)} ${wanted}`;
+    }
+    case "date":
+    case "created_time":
+    case "last_edited_time": {
+      const wanted = needs((v) => isString(v) && !Number.isNaN(Date.parse(v as string)), "an ISO date") as string;
+      const day = wanted.slice(0, 10);
+      switch (filter.operator) {
+        case "equals":
+          return sql`substr(${value}, 1, 10) = ${day}`;
+        case "before":
+          return sql`${value} < ${wanted}`;
+        case "after":
+          return sql`${value} > ${wanted}`;
+        case "on_or_before":
+          // Whole days: a date-only bound includes that entire day.
+          return wanted.length === 10 ? sql`substr(${value}, 1, 10) <= ${day}` : sql`${value} <= ${wanted}`;
+        default:
+          return wanted.length === 10 ? sql`substr(${value}, 1, 10) >= ${day}` : sql`${value} >= ${wanted}`;
+      }
+    }
+    default: {
+      const wanted = needs(isString, "a string") as string;
+      switch (filter.operator) {
+        case "equals":
+          return sql`${value} = ${wanted}`;
+        case "not_equals":
+          return sql`${value} IS NOT ${wanted}`;
+        case "contains":
+          return sql`instr(lower(${value}), lower(${wanted})) > 0`;
+        default:
+          return sql`coalesce(instr(lower(${value}), lower(${wanted})), 0) = 0`;
+      }
+    }
+  }
+}
+
+/**
+ * Checks filters against the schema exactly as a query would (property,
+ * operator for its type, value, options) and returns them with canonical ids:
+ * what a saved view stores.
+ */
+export function canonicalFilters(schema: DatabaseSchema, filters: RowFilter[], path = "filters"): RowFilter[] {
+  return filters.map((filter, index) => {
+    filterCondition(schema, filter, index, path);
+    const property = resolvePropertyKey(schema, filter.property) as PropertyDefinition;
+    return { ...filter, property: property.id };
+  });
+}
+
+export function canonicalSorts(schema: DatabaseSchema, sorts: RowSort[], path = "sorts"): RowSort[] {
+  return sorts.map((sort, index) => {
+    sortExpression(schema, sort, index, path);
+    return { ...sort, property: (resolvePropertyKey(schema, sort.property) as PropertyDefinition).id };
+  });
+}
+
+function sortExpression(schema: DatabaseSchema, sort: RowSort, index: number, location = "sorts"): SQL {
+  const property = resolvePropertyKey(schema, sort.property);
+  if (!property) {
+    throw badRequest("Sort names an unknown property", {
+      path: `${location}[${index}].property`,
+      property: sort.property,
+      allowed: schema.properties.map((p) => p.name),
+    });
+  }
+  const path = propertyPath(property.id);
+  // Options sort by name; multi-select by its first option's name.
+  const key =
+    property.type === "select" || property.type === "status"
+      ? sql`(b.properties -> ${path} ->> '$.name')`
+      : property.type === "multi_select"
+        ? sql`(b.properties -> ${path} ->> '$[0].name')`
+        : valueExpression(property);
+  return sql`${key} ${sql.raw(sort.direction === "asc" ? "ASC" : "DESC")} NULLS LAST`;
+}
+
+export interface RowQuery {
+  filters: RowFilter[];
+  sorts: RowSort[];
+  limit: number;
+  offset: number;
+}
+
+/** One page of a database's active visible rows matching every filter (AND), with the total. */
+export async function queryRows(
+  db: Database,
+  userId: string,
+  schema: DatabaseSchema,
+  query: RowQuery,
+): Promise<{ records: BlockRecord[]; total: number; hasMore: boolean }> {
+  const conditions = [
+    sql`b.database_id = ${schema.databaseId}`,
+    sql`b.type = 'database_row'`,
+    visibleTo(userId),
+    isActive(),
+    ...query.filters.map((filter, index) => filterCondition(schema, filter, index)),
+  ];
+  const where = sql.join(conditions, sql` AND `);
+  const order = sql.join(
+    [
+      ...query.sorts.map((sort, index) => sortExpression(schema, sort, index)),
+      sql`b.position ASC NULLS LAST`,
+      sql`b.seq`,
+    ],
+    sql`, `,
+  );
+  const [records, counts] = await batchAll<[BlockRecord, { total: number }]>(db, [
+    sql`SELECT b.* FROM blocks b WHERE ${where} ORDER BY ${order} LIMIT ${query.limit + 1} OFFSET ${query.offset}`,
+    sql`SELECT count(*) AS total FROM blocks b WHERE ${where}`,
+  ]);
+  return {
+    records: records.slice(0, query.limit),
+    total: counts[0]?.total ?? 0,
+    hasMore: records.length > query.limit,
+  };
+}

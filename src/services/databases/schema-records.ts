@@ -1,0 +1,116 @@
+import { type SQL, sql } from "drizzle-orm";
+import { batchAll } from "../../db/batch";
+import type { Database } from "../../db/client";
+import { notFound } from "../../lib/errors";
+import { visibleTo } from "../blocks/visibility";
+import {
+  type DatabaseSchema,
+  DEFAULT_PROPERTIES,
+  newPropertyId,
+  PROPERTY_TYPES,
+  type PropertyDefinition,
+  type PropertyType,
+  type SelectOption,
+} from "./property-types";
+
+/** A `database_properties` row as D1 returns it. */
+export interface PropertyRecord {
+  id: string;
+  database_id: string;
+  name: string;
+  type: string;
+  options: string;
+  position: number;
+}
+
+export const databaseNotFound = (id: string) => notFound("Database not found", { database_id: id });
+
+export const presentProperty = (record: PropertyRecord): PropertyDefinition => ({
+  id: record.id,
+  name: record.name,
+  type: record.type as PropertyType,
+  options: JSON.parse(record.options) as SelectOption[],
+  position: record.position,
+});
+
+/**
+ * Inserts for the default columns of a new database, guarded so that they only
+ * land when this same batch created the database block (same owner and
+ * timestamp) and it has no schema yet. Run in the batch that inserts the block.
+ */
+export function defaultSchemaInserts(databaseId: string, userId: string, createdAt: string): SQL {
+  const rows = DEFAULT_PROPERTIES.map((property, position) => ({ id: newPropertyId(), ...property, position }));
+  return sql`
+    INSERT INTO database_properties (id, database_id, name, type, options, position, created_at, updated_at)
+    SELECT p.value ->> '$.id', ${databaseId}, p.value ->> '$.name', p.value ->> '$.type', '[]',
+      p.value ->> '$.position', ${createdAt}, ${createdAt}
+    FROM json_each(${JSON.stringify(rows)}) AS p
+    WHERE EXISTS (SELECT 1 FROM blocks WHERE id = ${databaseId} AND type = 'database'
+        AND created_by = ${userId} AND created_at = ${createdAt})
+      AND NOT EXISTS (SELECT 1 FROM database_properties WHERE database_id = ${databaseId})
+    RETURNING id`;
+}
+
+interface DatabaseBlockRow {
+  id: string;
+  type: string;
+  properties: string;
+}
+
+/**
+ * The schema of a database visible to the user: its schema records, or for an
+ * older database without records, its inline `properties.schema`. One round trip.
+ */
+export async function loadDatabaseSchema(db: Database, userId: string, databaseId: string): Promise<DatabaseSchema> {
+  const [databases, records] = await batchAll<[DatabaseBlockRow, PropertyRecord]>(db, [
+    sql`SELECT b.id, b.type, b.properties FROM blocks b WHERE b.id = ${databaseId} AND ${visibleTo(userId)}`,
+    sql`SELECT * FROM database_properties WHERE database_id = ${databaseId} ORDER BY position, name`,
+  ]);
+  const database = databases[0];
+  if (database?.type !== "database") throw databaseNotFound(databaseId);
+  if (records.length > 0) return { databaseId, properties: records.map(presentProperty), legacy: false };
+  const inline = (JSON.parse(database.properties) as { schema?: unknown }).schema;
+  return { databaseId, properties: parseInlineSchema(inline), legacy: true };
+}
+
+const isPropertyType = (value: unknown): value is PropertyType =>
+  typeof value === "string" && (PROPERTY_TYPES as readonly string[]).includes(value);
+
+/**
+ * Reads an older database's inline schema. Accepted shapes: an array of
+ * `{id?, name, type, options?}`, or an object keyed by property id (or name)
+ * whose values are `{name?, type, options?}`. Options may be strings or
+ * `{id?, name, color?}`; a legacy option without an id is identified by its name.
+ * Entries that are not property definitions are skipped, never guessed.
+ */
+export function parseInlineSchema(inline: unknown): PropertyDefinition[] {
+  const entries: [string | undefined, unknown][] = Array.isArray(inline)
+    ? inline.map((entry) => [undefined, entry])
+    : inline && typeof inline === "object"
+      ? Object.entries(inline)
+      : [];
+  const properties: PropertyDefinition[] = [];
+  for (const [key, raw] of entries) {
+    if (!raw || typeof raw !== "object") continue;
+    const entry = raw as { id?: unknown; name?: unknown; type?: unknown; options?: unknown };
+    const type = entry.type === "rich_text" ? "text" : entry.type;
+    if (!isPropertyType(type)) continue;
+    const id = typeof entry.id === "string" ? entry.id : key;
+    const name = typeof entry.name === "string" ? entry.name : key;
+    if (!id || !name) continue;
+    properties.push({ id, name, type, options: parseLegacyOptions(entry.options), position: properties.length });
+  }
+  return properties;
+}
+
+function parseLegacyOptions(options: unknown): SelectOption[] {
+  if (!Array.isArray(options)) return [];
+  return options.flatMap((option): SelectOption[] => {
+    if (typeof option === "string") return [{ id: option, name: option, color: "default" }];
+    if (option && typeof option === "object" && typeof (option as { name?: unknown }).name === "string") {
+      const { id, name, color } = option as { id?: unknown; name: string; color?: unknown };
+      return [{ id: typeof id === "string" ? id : name, name, color: typeof color === "string" ? color : "default" }];
+    }
+    return [];
+  });
+}

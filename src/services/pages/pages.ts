@@ -1,0 +1,227 @@
+import { type SQL, sql } from "drizzle-orm";
+import { batchAll } from "../../db/batch";
+import type { Database } from "../../db/client";
+import { ApiError, badRequest } from "../../lib/errors";
+import { createBlock, deleteBlock, updateBlock } from "../blocks/commands";
+import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
+import type { Block } from "../blocks/record";
+import { normalizeTypedFields, PAGE_LIKE_TYPES } from "../blocks/typed-fields";
+import { markdownToContent } from "../content/markdown";
+import type { DatabaseSchema } from "../databases/property-types";
+import { propertiesByName } from "../databases/row-values";
+import { loadDatabaseSchema } from "../databases/schema-records";
+
+export const PAGE_TYPES = ["page", "database", "database_row"] as const;
+export type PageType = (typeof PAGE_TYPES)[number];
+
+/** A page, database or row; rows also carry their values keyed by display name. */
+export type Page = Block & { properties_by_name?: Record<string, unknown> };
+
+/** Plain text of a title value: a string, or rich text (`[{text}]` / `[{plain_text}]`). */
+export function titleText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) {
+    return value
+      .map((span) =>
+        span && typeof span === "object"
+          ? String(
+              (span as { text?: unknown; plain_text?: unknown }).text ??
+                (span as { plain_text?: unknown }).plain_text ??
+                "",
+            )
+          : "",
+      )
+      .join("");
+  }
+  return "";
+}
+
+/** The schema of a row's database, or null when that database is not visible to the caller. */
+async function schemaForRow(db: Database, userId: string, row: Block): Promise<DatabaseSchema | null> {
+  if (row.type !== "database_row" || !row.database_id) return null;
+  try {
+    return await loadDatabaseSchema(db, userId, row.database_id);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** The title a person sees: `properties.title`, or for a row the value of its database's title property. */
+export async function pageTitle(db: Database, userId: string, block: Block): Promise<string> {
+  const schema = await schemaForRow(db, userId, block);
+  const titleProperty = schema?.properties.find((property) => property.type === "title");
+  return titleText(titleProperty ? block.properties[titleProperty.id] : block.properties.title);
+}
+
+async function presentPage(db: Database, userId: string, block: Block): Promise<Page> {
+  const schema = await schemaForRow(db, userId, block);
+  return schema ? { ...block, properties_by_name: propertiesByName(schema, block.properties, block) } : block;
+}
+
+const assertPageLike = (block: Block): Block => {
+  if (!PAGE_LIKE_TYPES.has(block.type)) throw blockNotFound(block.id);
+  return block;
+};
+
+export async function getPage(db: Database, userId: string, id: string): Promise<Page> {
+  return presentPage(db, userId, assertPageLike(await getActiveBlock(db, userId, id)));
+}
+
+export interface PageSummary {
+  id: string;
+  type: string;
+  title: string;
+  parent_id: string | null;
+  database_id: string | null;
+  icon: unknown;
+  archived: boolean;
+  in_trash: boolean;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PageListQuery {
+  type?: PageType;
+  parentId?: string;
+  databaseId?: string;
+  q?: string;
+  archived: boolean;
+  inTrash: boolean;
+  limit: number;
+  offset: number;
+}
+
+/** The lightweight page listing: page-like blocks with their titles (rows' from their title property). */
+export async function listPages(db: Database, userId: string, query: PageListQuery) {
+  const page = await listBlocks(db, userId, {
+    ...query,
+    types: query.type ? [query.type] : PAGE_TYPES,
+    sortOrder: "desc",
+  });
+  const databaseIds = [
+    ...new Set(
+      page.blocks.flatMap((block) => (block.type === "database_row" && block.database_id ? [block.database_id] : [])),
+    ),
+  ];
+  const titleProperties = new Map<string, string>();
+  if (databaseIds.length > 0) {
+    const [rows] = await batchAll<[{ database_id: string; id: string }]>(db, [
+      sql`SELECT database_id, id FROM database_properties WHERE type = 'title'
+        AND database_id IN (${sql.join(
+          databaseIds.map((id): SQL => sql`${id}`),
+          sql`, `,
+        )})`,
+    ]);
+    for (const row of rows) titleProperties.set(row.database_id, row.id);
+  }
+  const summaries: PageSummary[] = page.blocks.map((block) => {
+    const titleKey = (block.database_id && titleProperties.get(block.database_id)) || "title";
+    return {
+      id: block.id,
+      type: block.type,
+      title: titleText(block.properties[titleKey] ?? block.properties.title),
+      parent_id: block.parent_id,
+      database_id: block.database_id,
+      icon: block.properties.icon ?? null,
+      archived: block.archived,
+      in_trash: block.in_trash,
+      created_by: block.created_by,
+      created_at: block.created_at,
+      updated_at: block.updated_at,
+    };
+  });
+  return { summaries, total: page.total, hasMore: page.hasMore };
+}
+
+/** `content` or `content_markdown` (converted to canonical items); never both. */
+function bodyContent(input: { content?: unknown; contentMarkdown?: string }): unknown {
+  if (input.content !== undefined && input.contentMarkdown !== undefined) {
+    throw badRequest("Give content or content_markdown, not both", { fields: ["content", "content_markdown"] });
+  }
+  return input.contentMarkdown !== undefined ? markdownToContent(input.contentMarkdown) : input.content;
+}
+
+/** Puts `title` where the block type keeps it: `properties.title` (rows: resolved to the title property). */
+function withTitle(properties: Record<string, unknown> | undefined, title: string | undefined) {
+  if (title === undefined) return properties;
+  if (properties && "title" in properties && properties.title !== title) {
+    throw badRequest("Give the title once: either title or properties.title", {
+      fields: ["title", "properties.title"],
+    });
+  }
+  return { ...properties, title };
+}
+
+export interface CreatePageInput {
+  id?: string;
+  type: PageType;
+  title?: string;
+  parentId: string | null;
+  databaseId: string | null;
+  properties?: Record<string, unknown>;
+  content?: unknown;
+  contentMarkdown?: string;
+}
+
+export async function createPage(db: Database, userId: string, input: CreatePageInput): Promise<Page> {
+  if (input.type === "database_row" && !input.databaseId) {
+    throw badRequest("database_id is required for database rows", { field: "database_id" });
+  }
+  const fields = await normalizeTypedFields(
+    db,
+    userId,
+    { type: input.type, databaseId: input.databaseId },
+    { properties: withTitle(input.properties, input.title) ?? {}, content: bodyContent(input) },
+  );
+  const block = await createBlock(db, userId, {
+    id: input.id,
+    type: input.type,
+    properties: fields.properties ?? {},
+    parentId: input.parentId,
+    databaseId: input.databaseId,
+    teamspaceId: null,
+    content: fields.content,
+  });
+  return presentPage(db, userId, block);
+}
+
+export interface UpdatePageInput {
+  title?: string;
+  /** Deep-merged into the stored properties. */
+  properties?: Record<string, unknown>;
+  /** Replaces the body when given. */
+  content?: unknown;
+  contentMarkdown?: string;
+}
+
+/**
+ * PUT semantics of the contract: properties deep-merge (in SQL, in the UPDATE
+ * itself, so concurrent writers of different keys never lose each other's
+ * changes), content replaces.
+ */
+export async function updatePage(db: Database, userId: string, id: string, input: UpdatePageInput): Promise<Page> {
+  const stored = assertPageLike(await findVisibleBlock(db, userId, id));
+  const fields = await normalizeTypedFields(
+    db,
+    userId,
+    { type: stored.type, databaseId: stored.database_id },
+    { properties: withTitle(input.properties, input.title), content: bodyContent(input) },
+  );
+  const block = await updateBlock(db, userId, id, { properties: fields.properties, content: fields.content });
+  return presentPage(db, userId, block);
+}
+
+/** Trash by default; `permanent` deletes the page and its subtree for good. */
+export async function deletePage(
+  db: Database,
+  userId: string,
+  id: string,
+  permanent: boolean,
+): Promise<{ trashed: boolean; deletedCount: number }> {
+  assertPageLike(await findVisibleBlock(db, userId, id));
+  if (permanent) return { trashed: false, deletedCount: await deleteBlock(db, userId, id) };
+  await updateBlock(db, userId, id, { inTrash: true });
+  return { trashed: true, deletedCount: 0 };
+}
