@@ -45,6 +45,9 @@ export function createApp() {
   );
   app.use("/api/v1/*", requireUser);
   app.use("/api/database-views/*", requireUser);
+  // Unversioned creation aliases named by the contract.
+  app.use("/api/blocks", requireUser);
+  app.use("/api/pages", requireUser);
 
   app.route("/", systemRouter);
   app.route("/", blocksRouter);

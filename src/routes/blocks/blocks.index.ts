@@ -7,6 +7,7 @@ import * as routes from "./blocks.routes";
 export const blocksRouter = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(routes.list, handlers.list)
   .openapi(routes.create, handlers.create)
+  .openapi(routes.createUnversioned, handlers.create)
   .openapi(routes.get, handlers.get)
   .openapi(routes.update, handlers.update)
   .openapi(routes.remove, handlers.remove)

@@ -63,6 +63,14 @@ export const create = createRoute({
   responses: { 201: oneBlock("The created block"), ...authenticatedErrors, ...forbiddenResponse, ...conflictResponse },
 });
 
+/** The contract also names unversioned creation paths (used for creating databases); same behaviour. */
+export const createUnversioned = createRoute({
+  ...create,
+  operationId: "createBlockUnversioned",
+  path: "/api/blocks",
+  summary: "Create a block (unversioned alias of POST /api/v1/blocks)",
+});
+
 export const get = createRoute({
   operationId: "getBlock",
   method: "get",

@@ -9,6 +9,7 @@ export const pagesRouter = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
   .openapi(routes.exportBatch, handlers.exportBatch)
   .openapi(routes.list, handlers.list)
   .openapi(routes.create, handlers.create)
+  .openapi(routes.createUnversioned, handlers.create)
   .openapi(routes.get, handlers.get)
   .openapi(routes.update, handlers.update)
   .openapi(routes.remove, handlers.remove)

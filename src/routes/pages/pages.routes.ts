@@ -75,6 +75,14 @@ export const create = createRoute({
   },
 });
 
+/** The contract also names an unversioned creation path (used for creating databases); same behaviour. */
+export const createUnversioned = createRoute({
+  ...create,
+  operationId: "createPageUnversioned",
+  path: "/api/pages",
+  summary: "Create a page, database or row (unversioned alias of POST /api/v1/pages)",
+});
+
 export const get = createRoute({
   operationId: "getPage",
   method: "get",

@@ -155,19 +155,26 @@ async function explainRefusedUpdate(db: Database, userId: string, id: string, in
 
 /**
  * Permanently deletes a visible block and its visible descendants (children and,
- * for a database, its rows) in one statement, so nothing is left orphaned.
+ * for a database, its rows) in one atomic batch, so nothing is left orphaned:
+ * descendants the caller cannot see (other users' blocks under a shared page)
+ * are not deleted but detached to the top level, and keep their own subtrees.
  */
 export async function deleteBlock(db: Database, userId: string, id: string): Promise<number> {
-  const deleted = await db.all<{ id: string }>(sql`
-    DELETE FROM blocks WHERE id IN (
-      WITH RECURSIVE tree(id) AS (
-        SELECT b.id FROM blocks b WHERE b.id = ${id} AND ${visibleTo(userId)}
-        UNION
-        SELECT c.id FROM blocks c JOIN tree ON c.parent_id = tree.id OR c.database_id = tree.id
-        WHERE ${visibleTo(userId, "c")}
-      )
-      SELECT id FROM tree)
-    RETURNING id`);
+  const tree = sql`WITH RECURSIVE tree(id) AS (
+      SELECT b.id FROM blocks b WHERE b.id = ${id} AND ${visibleTo(userId)}
+      UNION
+      SELECT c.id FROM blocks c JOIN tree ON c.parent_id = tree.id OR c.database_id = tree.id
+      WHERE ${visibleTo(userId, "c")}
+    )`;
+  const [, deleted] = await batchAll<[unknown, { id: string }]>(db, [
+    sql`${tree}
+      UPDATE blocks AS b SET
+        parent_id = CASE WHEN b.parent_id IN (SELECT id FROM tree) THEN NULL ELSE b.parent_id END,
+        database_id = CASE WHEN b.database_id IN (SELECT id FROM tree) THEN NULL ELSE b.database_id END
+      WHERE (b.parent_id IN (SELECT id FROM tree) OR b.database_id IN (SELECT id FROM tree))
+        AND NOT (${visibleTo(userId)})`,
+    sql`${tree} DELETE FROM blocks WHERE id IN (SELECT id FROM tree) RETURNING id`,
+  ]);
   if (deleted.length === 0) throw blockNotFound(id);
   return deleted.length;
 }

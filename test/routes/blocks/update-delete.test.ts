@@ -296,6 +296,22 @@ describe("DELETE /api/v1/blocks/{id}", () => {
     expect(await countStored([database.id, row.id])).toBe(0);
   });
 
+  it("detaches, never deletes, another user's blocks under a deleted shared page", async () => {
+    const alice = await createUser();
+    const bob = await createUser();
+    const sharedPage = await insertBlock({ type: "page", created_by: null });
+    const alicesChild = await createBlock(alice, { parent_id: sharedPage });
+    const bobsChild = await createBlock(bob, { parent_id: sharedPage });
+    const bobsGrandchild = await createBlock(bob, { parent_id: bobsChild.id });
+
+    const res = await remove(alice, sharedPage);
+    expect(res.body).toMatchObject({ success: true, deleted_count: 2 });
+    expect(await countStored([sharedPage, alicesChild.id])).toBe(0);
+    // Bob's subtree survives, moved to the top level rather than pointing at a deleted parent.
+    expect((await getBlock(bob, bobsChild.id)).body).toMatchObject({ id: bobsChild.id, parent_id: null });
+    expect((await childrenOf(bob, bobsChild.id)).body.map((b) => b.id)).toEqual([bobsGrandchild.id]);
+  });
+
   it("deletes an archived block", async () => {
     const user = await createUser();
     const block = await createBlock(user);
