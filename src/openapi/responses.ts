@@ -31,3 +31,17 @@ export const jsonBody = <T extends z.ZodType>(schema: T, required = true) => ({
 });
 
 export const SuccessSchema = z.object({ success: z.boolean(), message: z.string() }).openapi("Success");
+
+/** Headers of every paginated listing. */
+export const paginationHeaders = {
+  "X-Total-Count": {
+    schema: { type: "integer" as const },
+    description: "Number of matches; omitted when above 10,000",
+  },
+  "X-Pagination-Limit": { schema: { type: "integer" as const }, description: "Effective page size" },
+  "X-Pagination-Offset": { schema: { type: "integer" as const }, description: "Offset of this page" },
+  "X-Has-More": {
+    schema: { type: "string" as const, enum: ["true", "false"] },
+    description: "More pages follow",
+  },
+};

@@ -6,6 +6,7 @@ import {
   forbiddenResponse,
   jsonBody,
   jsonContent,
+  paginationHeaders,
 } from "../../openapi/responses";
 import {
   ArchiveBlockBody,
@@ -25,7 +26,6 @@ import {
 const tags = ["Blocks"];
 const base = "/api/v1/blocks";
 const oneBlock = (description: string) => jsonContent(BlockSchema, description);
-const integerHeader = (description: string) => ({ schema: { type: "integer" as const }, description });
 
 export const list = createRoute({
   operationId: "listBlocks",
@@ -38,15 +38,7 @@ export const list = createRoute({
   responses: {
     200: {
       ...jsonContent(z.array(BlockSchema), "One page of blocks"),
-      headers: {
-        "X-Total-Count": integerHeader("Number of matches; omitted when above 10,000"),
-        "X-Pagination-Limit": integerHeader("Effective page size"),
-        "X-Pagination-Offset": integerHeader("Offset of this page"),
-        "X-Has-More": {
-          schema: { type: "string" as const, enum: ["true", "false"] },
-          description: "More pages follow",
-        },
-      },
+      headers: paginationHeaders,
     },
     ...authenticatedErrors,
   },

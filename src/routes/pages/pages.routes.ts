@@ -6,6 +6,7 @@ import {
   forbiddenResponse,
   jsonBody,
   jsonContent,
+  paginationHeaders,
 } from "../../openapi/responses";
 import {
   BatchExportQuery,
@@ -48,12 +49,7 @@ export const list = createRoute({
   responses: {
     200: {
       ...jsonContent(z.array(PageSummarySchema), "One page of summaries, most recently updated first"),
-      headers: {
-        "X-Total-Count": { schema: { type: "integer" as const }, description: "Omitted above 10,000" },
-        "X-Pagination-Limit": { schema: { type: "integer" as const } },
-        "X-Pagination-Offset": { schema: { type: "integer" as const } },
-        "X-Has-More": { schema: { type: "string" as const, enum: ["true", "false"] } },
-      },
+      headers: paginationHeaders,
     },
     ...authenticatedErrors,
   },

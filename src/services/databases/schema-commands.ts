@@ -18,8 +18,6 @@ import { loadDatabaseSchema } from "./schema-records";
 // schema records and rewrites the affected row values, so rows never hold values
 // that the schema no longer explains.
 
-const now = () => new Date().toISOString();
-
 /** JSON path of a property inside `blocks.properties` (ids are quoted: legacy ids may hold spaces). */
 export const propertyPath = (propertyId: string) => `$."${propertyId.replaceAll('"', '\\"')}"`;
 
@@ -48,8 +46,24 @@ function materializeLegacy(schema: DatabaseSchema, timestamp: string): SQL[] {
   ];
 }
 
-const touchDatabase = (schema: DatabaseSchema, userId: string, timestamp: string) =>
-  sql`UPDATE blocks SET updated_at = ${timestamp}, last_edited_by = ${userId} WHERE id = ${schema.databaseId}`;
+/**
+ * Runs a schema change as one atomic batch: an older database's inline schema
+ * is first written out as records, then `statements` (built for `timestamp`),
+ * then the database block is marked as edited.
+ */
+async function commitSchemaChange(
+  db: Database,
+  schema: DatabaseSchema,
+  userId: string,
+  statements: (timestamp: string) => SQL[],
+): Promise<void> {
+  const timestamp = new Date().toISOString();
+  await batchAll(db, [
+    ...materializeLegacy(schema, timestamp),
+    ...statements(timestamp),
+    sql`UPDATE blocks SET updated_at = ${timestamp}, last_edited_by = ${userId} WHERE id = ${schema.databaseId}`,
+  ]);
+}
 
 function normalizeOptions(options: { name: string; color?: string }[]): SelectOption[] {
   const seen = new Set<string>();
@@ -87,13 +101,10 @@ export async function addProperty(
     options: normalizeOptions(input.options ?? []),
     position: Math.max(-1, ...schema.properties.map((p) => p.position)) + 1,
   };
-  const timestamp = now();
-  await batchAll(db, [
-    ...materializeLegacy(schema, timestamp),
+  await commitSchemaChange(db, schema, userId, (timestamp) => [
     sql`INSERT INTO database_properties (id, database_id, name, type, options, position, created_at, updated_at)
-      VALUES (${property.id}, ${databaseId}, ${property.name}, ${property.type}, ${JSON.stringify(property.options)},
-        ${property.position}, ${timestamp}, ${timestamp})`,
-    touchDatabase(schema, userId, timestamp),
+        VALUES (${property.id}, ${databaseId}, ${property.name}, ${property.type}, ${JSON.stringify(property.options)},
+          ${property.position}, ${timestamp}, ${timestamp})`,
   ]);
   return property;
 }
@@ -129,13 +140,10 @@ export async function updateProperty(
     type: input.type ?? property.type,
     options: SELECT_LIKE_TYPES.has(input.type ?? property.type) ? property.options : [],
   };
-  const timestamp = now();
-  await batchAll(db, [
-    ...materializeLegacy(schema, timestamp),
+  await commitSchemaChange(db, schema, userId, (timestamp) => [
     sql`UPDATE database_properties SET name = ${updated.name}, type = ${updated.type},
-      options = ${JSON.stringify(updated.options)}, updated_at = ${timestamp}
-      WHERE id = ${propertyId} AND database_id = ${databaseId}`,
-    touchDatabase(schema, userId, timestamp),
+        options = ${JSON.stringify(updated.options)}, updated_at = ${timestamp}
+        WHERE id = ${propertyId} AND database_id = ${databaseId}`,
   ]);
   return updated;
 }
@@ -150,13 +158,10 @@ export async function removeProperty(
   const schema = await loadDatabaseSchema(db, userId, databaseId);
   const property = findProperty(schema, propertyId);
   if (property.type === "title") throw badRequest("The title property cannot be removed", { property_id: propertyId });
-  const timestamp = now();
-  await batchAll(db, [
-    ...materializeLegacy(schema, timestamp),
+  await commitSchemaChange(db, schema, userId, () => [
     sql`DELETE FROM database_properties WHERE id = ${propertyId} AND database_id = ${databaseId}`,
     sql`UPDATE blocks SET properties = json_remove(properties, ${propertyPath(propertyId)})
-      WHERE database_id = ${databaseId} AND json_type(properties, ${propertyPath(propertyId)}) IS NOT NULL`,
-    touchDatabase(schema, userId, timestamp),
+        WHERE database_id = ${databaseId} AND json_type(properties, ${propertyPath(propertyId)}) IS NOT NULL`,
   ]);
 }
 
@@ -215,11 +220,8 @@ export async function addOption(
     throw conflict("An option with this name already exists", { name: input.name });
   }
   const option: SelectOption = { id: newOptionId(), name: input.name, color: input.color ?? "default" };
-  const timestamp = now();
-  await batchAll(db, [
-    ...materializeLegacy(schema, timestamp),
+  await commitSchemaChange(db, schema, userId, (timestamp) => [
     saveOptions(schema, property, [...property.options, option], timestamp),
-    touchDatabase(schema, userId, timestamp),
   ]);
   return option;
 }
@@ -241,9 +243,7 @@ export async function updateOption(
     throw conflict("An option with this name already exists", { name: input.name });
   }
   const updated: SelectOption = { ...option, name: input.name ?? option.name, color: input.color ?? option.color };
-  const timestamp = now();
-  await batchAll(db, [
-    ...materializeLegacy(schema, timestamp),
+  await commitSchemaChange(db, schema, userId, (timestamp) => [
     saveOptions(
       schema,
       property,
@@ -251,7 +251,6 @@ export async function updateOption(
       timestamp,
     ),
     rewriteOptionValues(schema, property, optionId, updated),
-    touchDatabase(schema, userId, timestamp),
   ]);
   return updated;
 }
@@ -269,9 +268,7 @@ export async function removeOption(
   if (!property.options.some((option) => option.id === optionId)) {
     throw notFound("Option not found", { property_id: propertyId, option_id: optionId });
   }
-  const timestamp = now();
-  await batchAll(db, [
-    ...materializeLegacy(schema, timestamp),
+  await commitSchemaChange(db, schema, userId, (timestamp) => [
     saveOptions(
       schema,
       property,
@@ -279,6 +276,5 @@ export async function removeOption(
       timestamp,
     ),
     rewriteOptionValues(schema, property, optionId, null),
-    touchDatabase(schema, userId, timestamp),
   ]);
 }
