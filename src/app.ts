@@ -29,6 +29,8 @@ export function createApp() {
     c.set("db", createDatabase(meterD1(c.env.DB, meter)));
     await next();
     c.res.headers.append("Server-Timing", serverTimingValue(meter));
+    const authSource = c.get("authSource");
+    if (authSource) c.res.headers.append("Server-Timing", `auth;desc="${authSource}"`);
   });
   app.use(
     "/api/*",

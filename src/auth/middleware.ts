@@ -1,37 +1,51 @@
 import { and, eq, isNull } from "drizzle-orm";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { verify } from "hono/jwt";
 import { apiKeys } from "../db/schema";
 import type { AppEnv, AuthUser } from "../lib/context";
 import { unauthorized } from "../lib/errors";
+import { cachedKeyOwner, rememberKeyOwner } from "./api-key-cache";
 import { API_KEY_PREFIX, hashApiKey, isApiKeyFormat } from "./api-key-format";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * Accepts `Authorization: Bearer sr_...` (an API key, looked up by its SHA-256
- * hash: one D1 round trip) or `Authorization: Bearer <JWT>` (an app session,
- * HS256 with SESSION_SECRET: no D1 round trip). Anything else is a 401.
+ * hash: one D1 round trip, or none when this isolate remembers it) or
+ * `Authorization: Bearer <JWT>` (an app session, HS256 with SESSION_SECRET: no
+ * D1 round trip). Anything else is a 401.
  */
 export const requireUser = createMiddleware<AppEnv>(async (c, next) => {
   const token = BEARER.exec(c.req.header("Authorization") ?? "")?.[1];
   if (!token) throw unauthorized("Missing bearer credential in the Authorization header");
-  c.set(
-    "user",
-    token.startsWith(API_KEY_PREFIX) ? await userFromApiKey(c.var.db, token) : await userFromSession(c.env, token),
-  );
+  if (token.startsWith(API_KEY_PREFIX)) {
+    c.set("user", await userFromApiKey(c, token));
+  } else {
+    c.set("user", await userFromSession(c.env, token));
+    c.set("authSource", "session token");
+  }
   await next();
 });
 
-async function userFromApiKey(db: AppEnv["Variables"]["db"], token: string): Promise<AuthUser> {
+async function userFromApiKey(c: Context<AppEnv>, token: string): Promise<AuthUser> {
   if (!isApiKeyFormat(token)) throw unauthorized("Invalid API key");
-  const key = await db
-    .select({ userId: apiKeys.userId })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, await hashApiKey(token)), isNull(apiKeys.revokedAt)))
-    .get();
-  if (!key) throw unauthorized("Invalid API key");
-  return { id: key.userId, via: "api_key" };
+  const keyHash = await hashApiKey(token);
+  let userId = cachedKeyOwner(keyHash);
+  if (userId === undefined) {
+    const key = await c.var.db
+      .select({ userId: apiKeys.userId })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+      .get();
+    userId = key?.userId ?? null;
+    rememberKeyOwner(keyHash, userId);
+    c.set("authSource", "api key from D1");
+  } else {
+    c.set("authSource", "api key from cache");
+  }
+  if (userId === null) throw unauthorized("Invalid API key");
+  return { id: userId, via: "api_key" };
 }
 
 async function userFromSession(env: Env, token: string): Promise<AuthUser> {

@@ -61,6 +61,8 @@ export const blocks = sqliteTable(
     index("blocks_database_idx").on(table.databaseId),
     index("blocks_owner_updated_idx").on(table.createdBy, table.updatedAt),
     index("blocks_owner_created_idx").on(table.createdBy, table.createdAt),
+    // Covers the listing's bounded count (owner, state, type) without reading rows.
+    index("blocks_owner_state_idx").on(table.createdBy, table.archived, table.inTrash, table.type),
   ],
 );
 

@@ -15,5 +15,7 @@ export interface AppEnv {
     db: Database;
     meter: RoundTripMeter;
     user: AuthUser;
+    /** How the caller was authenticated, for the Server-Timing header. */
+    authSource: string;
   };
 }

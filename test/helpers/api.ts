@@ -27,6 +27,8 @@ export interface ApiResponse<T = unknown> {
   headers: Headers;
   /** D1 round trips the request made, from the Server-Timing header. */
   roundTrips: number;
+  /** Round trips of the request's own work: `roundTrips` less the API-key lookup, when it was not cached. */
+  queryRoundTrips: number;
 }
 
 export interface RequestOptions {
@@ -36,6 +38,8 @@ export interface RequestOptions {
   /** Raw API key or session token; omitted means no Authorization header. */
   auth?: string | TestUser;
   headers?: Record<string, string>;
+  /** Return the body as raw bytes (a Uint8Array) instead of text or parsed JSON: for binary downloads. */
+  raw?: boolean;
 }
 
 /** Sends a request through the Worker's own fetch handler, as a client would. */
@@ -51,13 +55,21 @@ export async function api<T = unknown>(path: string, options: RequestOptions = {
     if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
   }
   const response = await SELF.fetch(`http://workspace.test${path}`, { method: options.method ?? "GET", headers, body });
+  const timing = /d1;desc="(\d+) round trips"/.exec(response.headers.get("Server-Timing") ?? "");
+  const roundTrips = timing ? Number(timing[1]) : Number.NaN;
+  const keyLookedUp = (response.headers.get("Server-Timing") ?? "").includes('auth;desc="api key from D1"');
+  const queryRoundTrips = roundTrips - (keyLookedUp ? 1 : 0);
+  if (options.raw) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return { status: response.status, body: bytes as T, headers: response.headers, roundTrips, queryRoundTrips };
+  }
   const text = await response.text();
   const isJson = response.headers.get("Content-Type")?.includes("application/json");
-  const timing = /d1;desc="(\d+) round trips"/.exec(response.headers.get("Server-Timing") ?? "");
   return {
     status: response.status,
     body: (isJson && text ? JSON.parse(text) : text) as T,
     headers: response.headers,
-    roundTrips: timing ? Number(timing[1]) : Number.NaN,
+    roundTrips,
+    queryRoundTrips,
   };
 }

@@ -204,19 +204,21 @@ export async function duplicateBlock(
   id: string,
   options: { includeChildren: boolean },
 ): Promise<{ block: Block; copied: number }> {
+  // Rows travel through the recursion (no join back by id: that scans the table).
   const nodes = await db.all<SubtreeNode>(sql`
-    WITH RECURSIVE tree(id, depth) AS (
-      SELECT b.id, 0 FROM blocks b WHERE b.id = ${id} AND ${visibleTo(userId)}
+    WITH RECURSIVE tree AS (
+      SELECT b.id, b.parent_id, b.database_id, b.position, 0 AS depth FROM blocks b
+      WHERE b.id = ${id} AND ${visibleTo(userId)}
       UNION
-      SELECT c.id, tree.depth + 1 FROM blocks c JOIN tree ON c.parent_id = tree.id
+      SELECT c.id, c.parent_id, c.database_id, c.position, tree.depth + 1 FROM blocks c JOIN tree ON c.parent_id = tree.id
       WHERE ${options.includeChildren ? sql`1` : sql`0`} AND ${visibleTo(userId, "c")} AND ${isActive("c")}
     )
-    SELECT b.id, b.parent_id, b.database_id, b.position, tree.depth,
+    SELECT tree.*,
       CASE WHEN tree.depth = 0 THEN (SELECT min(s.position) FROM blocks s
-        WHERE s.parent_id IS b.parent_id AND s.position > b.position) END AS next_sibling_position,
+        WHERE s.parent_id IS tree.parent_id AND s.position > tree.position) END AS next_sibling_position,
       CASE WHEN tree.depth = 0 THEN (SELECT max(s.position) FROM blocks s
-        WHERE s.parent_id IS b.parent_id) END AS last_sibling_position
-    FROM tree JOIN blocks b ON b.id = tree.id
+        WHERE s.parent_id IS tree.parent_id) END AS last_sibling_position
+    FROM tree
     ORDER BY tree.depth
     LIMIT ${DUPLICATE_MAX_BLOCKS + 1}`);
   const root = nodes[0];

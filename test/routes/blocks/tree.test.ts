@@ -63,7 +63,7 @@ describeAuthMatrix({
 });
 
 describe("GET /api/v1/blocks/{id}/children", () => {
-  it("returns direct children by position ascending, unpositioned last, in two D1 round trips", async () => {
+  it("returns direct children by position ascending, unpositioned last, in one D1 round trip beyond authentication", async () => {
     const user = await createUser();
     const parent = await createBlock(user, { type: "page" });
     const third = await createBlock(user, { parent_id: parent.id, position: 3 });
@@ -76,7 +76,8 @@ describe("GET /api/v1/blocks/{id}/children", () => {
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual([first.id, second.id, third.id, unpositioned]);
     expect(res.body[0]).toEqual(first);
-    expect(res.roundTrips).toBe(2);
+    expect(res.queryRoundTrips).toBe(1);
+    expect(res.roundTrips).toBeLessThanOrEqual(2);
   });
 
   it("excludes archived and trashed children", async () => {
@@ -130,7 +131,7 @@ describe("GET /api/v1/blocks/{id}/children", () => {
 });
 
 describe("GET /api/v1/blocks/{id}/hierarchy", () => {
-  it("nests active visible descendants in `children`, ordered by position, in two D1 round trips", async () => {
+  it("nests active visible descendants in `children`, ordered by position, in one D1 round trip beyond authentication", async () => {
     const [user, other] = [await createUser(), await createUser()];
     const root = await insertBlock({ type: "page", created_by: null, properties: { title: "Shared root" } });
     const b = await createBlock(user, { parent_id: root, position: 2 });
@@ -146,7 +147,8 @@ describe("GET /api/v1/blocks/{id}/hierarchy", () => {
 
     const res = await hierarchyOf(user, root);
     expect(res.status).toBe(200);
-    expect(res.roundTrips).toBe(2);
+    expect(res.queryRoundTrips).toBe(1);
+    expect(res.roundTrips).toBeLessThanOrEqual(2);
     const { children: _children, ...rootBlock } = res.body;
     expect(rootBlock).toEqual((await getBlock(user, root)).body);
     expect(res.body.children.map((child) => ({ id: child.id, children: child.children.map((c) => c.id) }))).toEqual([
@@ -174,7 +176,7 @@ describe("GET /api/v1/blocks/{id}/hierarchy", () => {
     expect(treeIds(res.body)).toEqual([root.id, ...chain.slice(0, depth)]);
   });
 
-  it("returns exactly 25 levels of a 30-deep chain with depth=25, still in two D1 round trips", async () => {
+  it("returns exactly 25 levels of a 30-deep chain with depth=25, still in one D1 round trip beyond authentication", async () => {
     const user = await createUser();
     const root = await createBlock(user, { type: "page" });
     const chain = await chainBelow(user, root.id, 30);
@@ -182,7 +184,8 @@ describe("GET /api/v1/blocks/{id}/hierarchy", () => {
     expect(res.status).toBe(200);
     expect(treeDepth(res.body)).toBe(25);
     expect(treeIds(res.body)).toEqual([root.id, ...chain.slice(0, 25)]);
-    expect(res.roundTrips).toBe(2);
+    expect(res.queryRoundTrips).toBe(1);
+    expect(res.roundTrips).toBeLessThanOrEqual(2);
   });
 
   it.each([

@@ -1,0 +1,1 @@
+CREATE INDEX `blocks_owner_state_idx` ON `blocks` (`created_by`,`archived`,`in_trash`,`type`);
