@@ -3,6 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { Database } from "../../db/client";
 import { badRequest, conflict, forbidden, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { propertyPath } from "../databases/property-path";
 import { defaultSchemaInserts } from "../databases/schema-records";
 import { blockNotFound } from "./queries";
 import { type Block, type BlockRecord, presentBlock } from "./record";
@@ -84,6 +85,8 @@ export interface UpdateBlockInput {
   type?: string;
   /** Applied as an RFC 7396 merge patch: given keys replace, null removes, objects merge. */
   properties?: Record<string, unknown>;
+  /** Each given key's value replaces the stored value whole (row values) instead of merging into it. */
+  replacePropertyValues?: boolean;
   parentId?: string | null;
   databaseId?: string | null;
   teamspaceId?: string | null;
@@ -91,6 +94,16 @@ export interface UpdateBlockInput {
   position?: number;
   archived?: boolean;
   inTrash?: boolean;
+}
+
+/** `properties` without the given top-level keys (json_remove, in chunks within D1's bound-parameter limit). */
+function withoutKeys(keys: string[]): SQL {
+  let expression = sql`properties`;
+  for (let i = 0; i < keys.length; i += 90) {
+    const paths = keys.slice(i, i + 90).map((key) => sql`${propertyPath(key)}`);
+    expression = sql`json_remove(${expression}, ${sql.join(paths, sql`, `)})`;
+  }
+  return expression;
 }
 
 /** True when `ancestorOf` is `id` or lies under it: making it the parent of `id` would form a cycle. */
@@ -109,7 +122,9 @@ export async function updateBlock(db: Database, userId: string, id: string, inpu
   const assignments: SQL[] = [sql`last_edited_by = ${userId}`, sql`updated_at = ${now()}`];
   if (input.type !== undefined) assignments.push(sql`type = ${input.type}`);
   if (input.properties !== undefined) {
-    assignments.push(sql`properties = json_patch(properties, ${JSON.stringify(input.properties)})`);
+    const patch = JSON.stringify(input.properties);
+    const base = input.replacePropertyValues ? withoutKeys(Object.keys(input.properties)) : sql`properties`;
+    assignments.push(sql`properties = json_patch(${base}, ${patch})`);
   }
   if (input.parentId !== undefined) assignments.push(sql`parent_id = ${input.parentId}`);
   if (input.databaseId !== undefined) assignments.push(sql`database_id = ${input.databaseId}`);

@@ -10,6 +10,29 @@ export const PAGE_LIKE_TYPES: ReadonlySet<string> = new Set(["page", "database",
 export interface TypedFields {
   properties?: Record<string, unknown>;
   content?: unknown;
+  /**
+   * A page's title. For a row it goes to its database's title property, whatever
+   * that property is named; for other blocks to `properties.title`.
+   */
+  title?: string;
+}
+
+export interface NormalizedFields {
+  properties?: Record<string, unknown>;
+  content?: unknown;
+  /**
+   * True for rows: each given property value replaces the stored one whole
+   * (a date object is one value), instead of being deep-merged into it.
+   */
+  replacePropertyValues?: boolean;
+}
+
+function placeTitle(properties: Record<string, unknown> | undefined, key: string, title: string | undefined) {
+  if (title === undefined) return properties;
+  if (properties && key in properties && properties[key] !== title) {
+    throw badRequest("Give the title once: either title or the title property", { fields: ["title", key] });
+  }
+  return { ...properties, [key]: title };
 }
 
 /**
@@ -24,17 +47,26 @@ export async function normalizeTypedFields(
   userId: string,
   target: { type: string; databaseId: string | null },
   fields: TypedFields,
-): Promise<TypedFields> {
-  let { properties, content } = fields;
-  if (target.type === "database_row") {
+): Promise<NormalizedFields> {
+  let properties = fields.properties;
+  let content = fields.content;
+  const isRow = target.type === "database_row";
+  if (isRow) {
     if (!target.databaseId) {
       throw badRequest("A database_row needs database_id: the id of its database block", { field: "database_id" });
     }
     const schema = await loadDatabaseSchema(db, userId, target.databaseId);
     if (properties !== undefined) properties = normalizeRowProperties(schema, properties);
+    if (fields.title !== undefined) {
+      const titleProperty = schema.properties.find((property) => property.type === "title");
+      if (!titleProperty) throw badRequest("This database has no title property", { field: "title" });
+      properties = placeTitle(properties, titleProperty.id, fields.title);
+    }
+  } else {
+    properties = placeTitle(properties, "title", fields.title);
   }
   if (content !== undefined && content !== null && PAGE_LIKE_TYPES.has(target.type)) {
     content = validateContent(content);
   }
-  return { properties, content };
+  return { properties, content, ...(isRow ? { replacePropertyValues: true } : {}) };
 }

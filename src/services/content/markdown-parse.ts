@@ -124,8 +124,11 @@ function listItems(list: Tokens.List, indent: number): ContentItem[] {
     const textTokens: Token[][] = [];
     const after: ContentItem[] = [];
     for (const child of entry.tokens) {
-      if (child.type === "text" || child.type === "paragraph") textTokens.push(child.tokens ?? []);
-      else if (child.type === "list") after.push(...listItems(child as Tokens.List, Math.min(indent + 1, MAX_INDENT)));
+      // In a loose list marked puts a task's checkbox inside its paragraph: it is `checked`, not text.
+      if (child.type === "text" || child.type === "paragraph") {
+        textTokens.push((child.tokens ?? []).filter((token) => token.type !== "checkbox"));
+      } else if (child.type === "list")
+        after.push(...listItems(child as Tokens.List, Math.min(indent + 1, MAX_INDENT)));
       else if (child.type === "html" && isComment(child.text)) continue;
       else if (child.type !== "checkbox" && child.type !== "space") after.push(...blockToItems(child));
     }

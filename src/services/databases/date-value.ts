@@ -63,7 +63,8 @@ export const DateValueObject = z
     recurrence_unit: z.enum(["day", "week", "month", "year"]).nullish(),
   })
   .superRefine((value, ctx) => {
-    if (value.end && value.end < value.start) {
+    // Compared as instants: the two may be written with different offsets.
+    if (value.end && Date.parse(value.end) < Date.parse(value.start)) {
       ctx.addIssue({ code: "custom", path: ["end"], message: "end is before start" });
     }
     if (value.recurrence_end_type === "on_date" && !value.recurrence_end_date) {

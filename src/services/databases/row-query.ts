@@ -4,9 +4,9 @@ import type { Database } from "../../db/client";
 import { badRequest } from "../../lib/errors";
 import type { BlockRecord } from "../blocks/record";
 import { isActive, visibleTo } from "../blocks/visibility";
+import { propertyPath } from "./property-path";
 import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
 import { resolvePropertyKey } from "./row-values";
-import { propertyPath } from "./schema-commands";
 
 export const FILTER_OPERATORS = [
   "equals",
@@ -157,19 +157,25 @@ function filterCondition(schema: DatabaseSchema, filter: RowFilter, index: numbe
     case "created_time":
     case "last_edited_time": {
       const wanted = needs((v) => isString(v) && !Number.isNaN(Date.parse(v as string)), "an ISO date") as string;
+      // A date-only bound compares calendar days as written; a date-time bound compares
+      // instants (julianday normalises offsets, so +02:00 and Z values order correctly).
       const day = wanted.slice(0, 10);
+      const dayOf = sql`substr(${value}, 1, 10)`;
+      const instant = sql`julianday(${value})`;
+      const dateOnly = wanted.length === 10;
+      const compare = (op: string) =>
+        dateOnly ? sql`${dayOf} ${sql.raw(op)} ${day}` : sql`${instant} ${sql.raw(op)} julianday(${wanted})`;
       switch (filter.operator) {
         case "equals":
-          return sql`substr(${value}, 1, 10) = ${day}`;
+          return sql`${dayOf} = ${day}`;
         case "before":
-          return sql`${value} < ${wanted}`;
+          return compare("<");
         case "after":
-          return sql`${value} > ${wanted}`;
+          return compare(">");
         case "on_or_before":
-          // Whole days: a date-only bound includes that entire day.
-          return wanted.length === 10 ? sql`substr(${value}, 1, 10) <= ${day}` : sql`${value} <= ${wanted}`;
+          return compare("<=");
         default:
-          return wanted.length === 10 ? sql`substr(${value}, 1, 10) >= ${day}` : sql`${value} >= ${wanted}`;
+          return compare(">=");
       }
     }
     default: {
@@ -218,13 +224,15 @@ function sortExpression(schema: DatabaseSchema, sort: RowSort, index: number, lo
     });
   }
   const path = propertyPath(property.id);
-  // Options sort by name; multi-select by its first option's name.
+  // Options sort by name, multi-select by its first option's name, dates as instants.
   const key =
     property.type === "select" || property.type === "status"
       ? sql`(b.properties -> ${path} ->> '$.name')`
       : property.type === "multi_select"
         ? sql`(b.properties -> ${path} ->> '$[0].name')`
-        : valueExpression(property);
+        : property.type === "date"
+          ? sql`julianday(${valueExpression(property)})`
+          : valueExpression(property);
   return sql`${key} ${sql.raw(sort.direction === "asc" ? "ASC" : "DESC")} NULLS LAST`;
 }
 

@@ -1,5 +1,5 @@
 import { badRequest } from "../../lib/errors";
-import { DateValue } from "./date-value";
+import { DateValue, DateValueObject } from "./date-value";
 import {
   COMPUTED_PROPERTY_TYPES,
   type DatabaseSchema,
@@ -90,7 +90,8 @@ function normalizeValue(property: PropertyDefinition, value: unknown): Normalize
       return { ok: true, value: matched };
     }
     case "date": {
-      const parsed = DateValue.safeParse(value);
+      // Parsed by the form given, so a problem inside the object names its field.
+      const parsed = (typeof value === "object" ? DateValueObject : DateValue).safeParse(value);
       if (parsed.success) return { ok: true, value: parsed.data };
       const issue = parsed.error.issues[0];
       const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";

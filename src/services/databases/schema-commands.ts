@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { Database } from "../../db/client";
 import { badRequest, conflict, notFound } from "../../lib/errors";
+import { propertyPath } from "./property-path";
 import {
   COMPUTED_PROPERTY_TYPES,
   type DatabaseSchema,
@@ -17,9 +18,6 @@ import { loadDatabaseSchema } from "./schema-records";
 // Schema changes: one read of the schema, then one atomic batch that changes the
 // schema records and rewrites the affected row values, so rows never hold values
 // that the schema no longer explains.
-
-/** JSON path of a property inside `blocks.properties` (ids are quoted: legacy ids may hold spaces). */
-export const propertyPath = (propertyId: string) => `$."${propertyId.replaceAll('"', '\\"')}"`;
 
 function findProperty(schema: DatabaseSchema, propertyId: string): PropertyDefinition {
   const property = schema.properties.find((candidate) => candidate.id === propertyId);

@@ -9,7 +9,7 @@ import { normalizeTypedFields, PAGE_LIKE_TYPES } from "../blocks/typed-fields";
 import { markdownToContent } from "../content/markdown";
 import type { DatabaseSchema } from "../databases/property-types";
 import { propertiesByName } from "../databases/row-values";
-import { loadDatabaseSchema } from "../databases/schema-records";
+import { loadDatabaseSchema, parseInlineSchema } from "../databases/schema-records";
 
 export const PAGE_TYPES = ["page", "database", "database_row"] as const;
 export type PageType = (typeof PAGE_TYPES)[number];
@@ -107,14 +107,24 @@ export async function listPages(db: Database, userId: string, query: PageListQue
   ];
   const titleProperties = new Map<string, string>();
   if (databaseIds.length > 0) {
-    const [rows] = await batchAll<[{ database_id: string; id: string }]>(db, [
-      sql`SELECT database_id, id FROM database_properties WHERE type = 'title'
-        AND database_id IN (${sql.join(
-          databaseIds.map((id): SQL => sql`${id}`),
-          sql`, `,
-        )})`,
+    // One batch: the title records, and the inline schema of older databases without records.
+    const ids = sql.join(
+      databaseIds.map((id): SQL => sql`${id}`),
+      sql`, `,
+    );
+    const [records, databases] = await batchAll<
+      [{ database_id: string; id: string }, { id: string; properties: string }]
+    >(db, [
+      sql`SELECT database_id, id FROM database_properties WHERE type = 'title' AND database_id IN (${ids})`,
+      sql`SELECT id, properties FROM blocks WHERE id IN (${ids}) AND type = 'database'
+          AND NOT EXISTS (SELECT 1 FROM database_properties WHERE database_id = blocks.id)`,
     ]);
-    for (const row of rows) titleProperties.set(row.database_id, row.id);
+    for (const record of records) titleProperties.set(record.database_id, record.id);
+    for (const database of databases) {
+      const inline = (JSON.parse(database.properties) as { schema?: unknown }).schema;
+      const title = parseInlineSchema(inline).find((property) => property.type === "title");
+      if (title) titleProperties.set(database.id, title.id);
+    }
   }
   const summaries: PageSummary[] = page.blocks.map((block) => {
     const titleKey = (block.database_id && titleProperties.get(block.database_id)) || "title";
@@ -143,17 +153,6 @@ function bodyContent(input: { content?: unknown; contentMarkdown?: string }): un
   return input.contentMarkdown !== undefined ? markdownToContent(input.contentMarkdown) : input.content;
 }
 
-/** Puts `title` where the block type keeps it: `properties.title` (rows: resolved to the title property). */
-function withTitle(properties: Record<string, unknown> | undefined, title: string | undefined) {
-  if (title === undefined) return properties;
-  if (properties && "title" in properties && properties.title !== title) {
-    throw badRequest("Give the title once: either title or properties.title", {
-      fields: ["title", "properties.title"],
-    });
-  }
-  return { ...properties, title };
-}
-
 export interface CreatePageInput {
   id?: string;
   type: PageType;
@@ -173,7 +172,7 @@ export async function createPage(db: Database, userId: string, input: CreatePage
     db,
     userId,
     { type: input.type, databaseId: input.databaseId },
-    { properties: withTitle(input.properties, input.title) ?? {}, content: bodyContent(input) },
+    { properties: input.properties ?? {}, title: input.title, content: bodyContent(input) },
   );
   const block = await createBlock(db, userId, {
     id: input.id,
@@ -207,9 +206,9 @@ export async function updatePage(db: Database, userId: string, id: string, input
     db,
     userId,
     { type: stored.type, databaseId: stored.database_id },
-    { properties: withTitle(input.properties, input.title), content: bodyContent(input) },
+    { properties: input.properties, title: input.title, content: bodyContent(input) },
   );
-  const block = await updateBlock(db, userId, id, { properties: fields.properties, content: fields.content });
+  const block = await updateBlock(db, userId, id, fields);
   return presentPage(db, userId, block);
 }
 
