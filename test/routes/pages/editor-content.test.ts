@@ -1,0 +1,247 @@
+import { describe, expect, it } from "vitest";
+import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
+import { expectErrorBody } from "../../helpers/auth-matrix";
+import { BLOCKS, type Block, createBlock, getBlock, listBlocks, storedRow, uniqueWord } from "../../helpers/blocks";
+import { createDatabase } from "../../helpers/databases";
+import {
+  countOwnedBlocks,
+  createPage,
+  getPage,
+  listPages,
+  postPage,
+  putPage,
+  storedContent,
+} from "../../helpers/pages";
+
+interface ContentIssue {
+  path: string;
+  code: string;
+  message: string;
+  suggested_type?: string;
+  allowed_types?: string[];
+}
+
+const issuesOf = (res: ApiResponse): ContentIssue[] =>
+  (res.body as { details?: { issues?: ContentIssue[] } }).details?.issues ?? [];
+
+const paragraph = (text: string) => ({ type: "paragraph", children: [{ text }] });
+
+/** Editor-library names clients send by habit, and the canonical type each stands for. */
+const EDITOR_LIBRARY_NAMES = [
+  ["text", "paragraph"],
+  ["heading", "heading-1"],
+  ["bulletListItem", "bulleted-list"],
+  ["bulleted_list_item", "bulleted-list"],
+  ["orderedListItem", "numbered-list"],
+  ["todo", "to_do"],
+  ["checkbox", "to_do"],
+] as const;
+
+/** A body whose second item uses `type`: the 400 must point at content[1].type. */
+const bodyWith = (type: string) => [paragraph("fine"), { type, children: [{ text: "wrong" }] }];
+
+function expectEditorLibraryRefusal(res: ApiResponse, canonical: string) {
+  expectErrorBody(res, 400);
+  expect(issuesOf(res)).toContainEqual(
+    expect.objectContaining({ path: "content[1].type", code: "editor_library_type", suggested_type: canonical }),
+  );
+  expect((res.body as { error: string }).error).toContain("content[1].type");
+}
+
+/** A page with a known body, and a snapshot of it as stored. */
+async function existingPage(user: TestUser) {
+  const page = await createPage(user, { title: "Existing", content: [paragraph("original body")] });
+  return { page, before: await storedRow(page.id) };
+}
+
+describe.each(EDITOR_LIBRARY_NAMES)("editor-library type %j (use %j)", (name, canonical) => {
+  it("POST /api/v1/pages refuses it (400 naming the path and the canonical type), storing nothing", async () => {
+    const user = await createUser();
+    const res = await postPage(user, { title: "Bad body", content: bodyWith(name) });
+    expectEditorLibraryRefusal(res, canonical);
+    expect(await countOwnedBlocks(user.id)).toBe(0);
+  });
+
+  it("POST /api/v1/pages refuses it in a database row's body, storing nothing", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user, { properties: [] });
+    const owned = await countOwnedBlocks(user.id);
+    const res = await postPage(user, { type: "database_row", database_id: database.id, content: bodyWith(name) });
+    expectEditorLibraryRefusal(res, canonical);
+    expect(await countOwnedBlocks(user.id)).toBe(owned);
+  });
+
+  it("PUT /api/v1/pages/{id} refuses it, leaving the page unchanged", async () => {
+    const user = await createUser();
+    const { page, before } = await existingPage(user);
+    expectEditorLibraryRefusal(await putPage(user, page.id, { content: bodyWith(name) }), canonical);
+    expect(await storedRow(page.id)).toEqual(before);
+  });
+
+  it("POST /api/v1/blocks refuses it for a page, storing nothing", async () => {
+    const user = await createUser();
+    const res = await api(BLOCKS, { method: "POST", auth: user, body: { type: "page", content: bodyWith(name) } });
+    expectEditorLibraryRefusal(res, canonical);
+    expect(await countOwnedBlocks(user.id)).toBe(0);
+  });
+
+  it("PATCH /api/v1/blocks/{id} refuses it for a page, leaving it unchanged", async () => {
+    const user = await createUser();
+    const { page, before } = await existingPage(user);
+    const res = await api(`${BLOCKS}/${page.id}`, { method: "PATCH", auth: user, body: { content: bodyWith(name) } });
+    expectEditorLibraryRefusal(res, canonical);
+    expect(await storedRow(page.id)).toEqual(before);
+  });
+});
+
+describe("editor content: other refusals", () => {
+  it.each([
+    [2, "heading-2"],
+    [3, "heading-3"],
+    ["2", "heading-2"],
+  ])("suggests the heading type for level %j: %s", async (level, canonical) => {
+    const user = await createUser();
+    const res = await postPage(user, { content: [{ type: "heading", level, children: [{ text: "H" }] }] });
+    expectErrorBody(res, 400);
+    expect(issuesOf(res)).toContainEqual(
+      expect.objectContaining({ path: "content[0].type", suggested_type: canonical }),
+    );
+    expect(await countOwnedBlocks(user.id)).toBe(0);
+  });
+
+  it("refuses an image without a url (400 at content[0].url) through pages POST, storing nothing", async () => {
+    const user = await createUser();
+    const res = await postPage(user, { title: "Pic", content: [{ type: "image", children: [{ text: "" }] }] });
+    expectErrorBody(res, 400);
+    expect(issuesOf(res)).toContainEqual(expect.objectContaining({ path: "content[0].url", code: "missing_url" }));
+    expect(await countOwnedBlocks(user.id)).toBe(0);
+  });
+
+  it("refuses an image whose url is given as src, saying so", async () => {
+    const user = await createUser();
+    const res = await postPage(user, { content: [{ type: "image", src: "https://x.test/a.png" }] });
+    expectErrorBody(res, 400);
+    const issue = issuesOf(res).find((i) => i.path === "content[0].url");
+    expect(issue?.message).toContain('"src"');
+  });
+
+  it("refuses an image without a url through pages PUT and blocks POST/PATCH, changing nothing", async () => {
+    const user = await createUser();
+    const { page, before } = await existingPage(user);
+    const image = [{ type: "image", children: [{ text: "" }] }];
+    const owned = await countOwnedBlocks(user.id);
+
+    const responses = [
+      await putPage(user, page.id, { content: image }),
+      await api(BLOCKS, { method: "POST", auth: user, body: { type: "page", content: image } }),
+      await api(`${BLOCKS}/${page.id}`, { method: "PATCH", auth: user, body: { content: image } }),
+    ];
+    for (const res of responses) {
+      expectErrorBody(res, 400);
+      expect(issuesOf(res).map((i) => i.path)).toContain("content[0].url");
+    }
+    expect(await storedRow(page.id)).toEqual(before);
+    expect(await countOwnedBlocks(user.id)).toBe(owned);
+  });
+
+  it("stores an image with a top-level url and empty caption", async () => {
+    const user = await createUser();
+    const image = { type: "image", url: "https://x.test/a.png", children: [{ text: "" }] };
+    const page = await createPage(user, { title: "Pic", content: [image] });
+    expect(page.content).toEqual([image]);
+    expect(await storedContent(page.id)).toEqual([image]);
+  });
+
+  it("refuses an unknown type with the list of canonical types", async () => {
+    const user = await createUser();
+    const res = await postPage(user, { content: [{ type: "banana" }] });
+    expectErrorBody(res, 400);
+    const issue = issuesOf(res).find((i) => i.path === "content[0].type");
+    expect(issue).toMatchObject({ code: "unknown_type" });
+    expect(issue?.allowed_types).toContain("paragraph");
+    expect(issue?.allowed_types).toContain("bulleted-list");
+  });
+
+  it("names nested paths inside a toggle and reports every bad item", async () => {
+    const user = await createUser();
+    const res = await postPage(user, {
+      content: [
+        { type: "toggle", children: [{ text: "More" }], content: [paragraph("ok"), { type: "todo" }] },
+        { type: "bulletListItem" },
+      ],
+    });
+    expectErrorBody(res, 400);
+    expect(issuesOf(res).map((i) => i.path)).toEqual(["content[0].content[1].type", "content[1].type"]);
+    expect(await countOwnedBlocks(user.id)).toBe(0);
+  });
+
+  it("refuses metadata on an item (row values belong in properties)", async () => {
+    const user = await createUser();
+    const res = await postPage(user, { content: [{ ...paragraph("x"), metadata: { status: "Done" } }] });
+    expectErrorBody(res, 400);
+    expect(issuesOf(res).map((i) => i.path)).toContain("content[0].metadata");
+  });
+
+  it("keeps free-form content on editor blocks created under a page", async () => {
+    const user = await createUser();
+    const page = await createPage(user, { title: "Holder" });
+    const block = await createBlock(user, { parent_id: page.id, content: [{ text: "span" }, { type: "text" }] });
+    expect((await getBlock(user, block.id)).body.content).toEqual([{ text: "span" }, { type: "text" }]);
+  });
+
+  it("accepts canonical content through blocks POST and PATCH of a page", async () => {
+    const user = await createUser();
+    const created = await api<Block>(BLOCKS, {
+      method: "POST",
+      auth: user,
+      body: {
+        type: "page",
+        properties: { title: "Via blocks" },
+        content: [{ type: "to_do", children: [{ text: "a" }] }],
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.content).toEqual([{ type: "to_do", children: [{ text: "a" }], checked: false }]);
+    const patched = await api<Block>(`${BLOCKS}/${created.body.id}`, {
+      method: "PATCH",
+      auth: user,
+      body: { content: [{ type: "numbered-list", children: [{ text: "n" }], indent: 1 }] },
+    });
+    expect(patched.status).toBe(200);
+    expect(await storedContent(created.body.id)).toEqual([
+      { type: "numbered-list", children: [{ text: "n" }], indent: 1 },
+    ]);
+    expect((await getPage(user, created.body.id)).body.content).toEqual(patched.body.content);
+  });
+});
+
+describe("editor content: search", () => {
+  it("finds a page by its body text through GET /api/v1/blocks?q= and GET /api/v1/pages?q=", async () => {
+    const user = await createUser();
+    const word = uniqueWord();
+    const page = await createPage(user, {
+      title: "Searchable",
+      content: [paragraph("intro"), { type: "bulleted-list", children: [{ text: `item with ${word}` }] }],
+    });
+    expect((await listBlocks(user, `q=${word}`)).body.map((b) => b.id)).toEqual([page.id]);
+    expect((await listPages(user, `q=${word}`)).body.map((p) => p.id)).toEqual([page.id]);
+  });
+
+  it("follows a body replaced with PUT: the old text is no longer found, the new one is", async () => {
+    const user = await createUser();
+    const [oldWord, newWord] = [uniqueWord(), uniqueWord()];
+    const page = await createPage(user, { title: "Changing", content: [paragraph(oldWord)] });
+    await putPage(user, page.id, { content: [{ type: "quote", children: [{ text: newWord }] }] });
+    expect((await listBlocks(user, `q=${oldWord}`)).body).toEqual([]);
+    expect((await listPages(user, `q=${oldWord}`)).body).toEqual([]);
+    expect((await listBlocks(user, `q=${newWord}`)).body.map((b) => b.id)).toEqual([page.id]);
+    expect((await listPages(user, `q=${newWord}`)).body.map((p) => p.id)).toEqual([page.id]);
+  });
+
+  it("finds a page created from content_markdown by its text", async () => {
+    const user = await createUser();
+    const word = uniqueWord();
+    const page = await createPage(user, { title: "Md", content_markdown: `# Heading\n\nbody ${word}` });
+    expect((await listPages(user, `q=${word}`)).body.map((p) => p.id)).toEqual([page.id]);
+  });
+});
