@@ -5,7 +5,6 @@ declare namespace Cloudflare {
     DB: D1Database;
     MEDIA: R2Bucket;
     REMINDER_QUEUE: DurableObjectNamespace<import("./durable-objects/reminder-queue").ReminderQueue>;
-    ASSETS: Fetcher;
     /** Shown by `GET /`: "development", "production", ... */
     ENVIRONMENT: string;
     /** "true" serves the explorer at /documentation. */

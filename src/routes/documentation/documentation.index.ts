@@ -1,18 +1,18 @@
 import { swaggerUI } from "@hono/swagger-ui";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import swaggerCss from "swagger-ui-dist/swagger-ui.css";
+import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js";
 import type { AppEnv } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { ContentItemSchema } from "../../services/content/editor-content";
 
 export const OPENAPI_PATH = "/documentation/openapi.json";
-/** The explorer's scripts and styles come from this Worker's own assets (the swagger-ui-dist package). */
+/** The explorer's script and stylesheet are served by this Worker (from the swagger-ui-dist package). */
 const EXPLORER_ASSET_BASE = "/documentation/assets";
-const EXPLORER_FILES = new Set([
-  "swagger-ui.css",
-  "swagger-ui-bundle.js",
-  "swagger-ui-standalone-preset.js",
-  "favicon-16x16.png",
-  "favicon-32x32.png",
+/** The only files served from the package: the explorer's script and stylesheet. */
+const EXPLORER_FILES = new Map([
+  ["swagger-ui-bundle.js", { body: swaggerBundle, contentType: "text/javascript; charset=utf-8" }],
+  ["swagger-ui.css", { body: swaggerCss, contentType: "text/css; charset=utf-8" }],
 ]);
 
 /** Registers the OpenAPI 3.1 document and, when API_EXPLORER is "true", the explorer. */
@@ -49,13 +49,9 @@ export function registerDocumentation(app: OpenAPIHono<AppEnv>): void {
     if (c.env.API_EXPLORER !== "true") throw notFound("The API explorer is disabled on this deployment");
     return explorer(c, next);
   });
-  app.get(`${EXPLORER_ASSET_BASE}/swagger-ui-dist/:file`, async (c) => {
-    const file = c.req.param("file");
-    if (c.env.API_EXPLORER !== "true" || !EXPLORER_FILES.has(file)) throw notFound();
-    const asset = await c.env.ASSETS.fetch(new URL(`/${file}`, c.req.url));
-    if (!asset.ok) throw notFound();
-    const response = new Response(asset.body, asset);
-    response.headers.set("Cache-Control", "public, max-age=86400");
-    return response;
+  app.get(`${EXPLORER_ASSET_BASE}/swagger-ui-dist/:file`, (c) => {
+    const file = EXPLORER_FILES.get(c.req.param("file"));
+    if (c.env.API_EXPLORER !== "true" || !file) throw notFound();
+    return c.body(file.body, 200, { "Content-Type": file.contentType, "Cache-Control": "public, max-age=86400" });
   });
 }

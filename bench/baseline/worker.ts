@@ -1,0 +1,146 @@
+// The baseline of `npm run bench`: the same D1 work as the real Worker's read
+// endpoints, with nothing around it. No framework, no auth (the user id comes in
+// the X-Bench-User header), no validation, no presenters: prepared statements
+// with the SQL the service sends (src/services/blocks/queries.ts), rows returned
+// as JSON. The benchmark divides the Worker's throughput by this one's, so the
+// ratio is the cost of everything the Worker adds on top of its queries.
+//
+// Keep the SQL in step with the service. The bench compares both servers'
+// answers (ids, order, totals) before it measures, which catches a change in
+// what a query returns, but not in what it costs: copy every change over.
+import type { D1Database, D1PreparedStatement } from "@cloudflare/workers-types/index.ts";
+
+interface Env {
+  DB: D1Database;
+}
+
+const VISIBLE = "(b.created_by = ? OR b.created_by IS NULL) AND b.type <> 'provider_audit_log'";
+const ACTIVE = "b.archived = 0 AND b.in_trash = 0";
+const HIERARCHY_MAX_NODES = 10_000;
+const TOTAL_COUNT_CAP = 10_000;
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  Response.json(body, { status, headers });
+
+/** `.all()` then the first row: what Drizzle's `db.get(sql)` does on D1. */
+async function getOne(db: D1Database, user: string, id: string): Promise<Response> {
+  const { results } = await db
+    .prepare(`SELECT b.* FROM blocks b WHERE b.id = ? AND ${VISIBLE} AND ${ACTIVE}`)
+    .bind(id, user)
+    .all();
+  return results[0] ? json(results[0]) : json({ error: "Block not found" }, 404);
+}
+
+/** Parent check and children in one batch, as the service does: one round trip. */
+async function children(db: D1Database, user: string, id: string): Promise<Response> {
+  const [parents, rows] = await db.batch([
+    db.prepare(`SELECT b.id FROM blocks b WHERE b.id = ? AND ${VISIBLE} AND ${ACTIVE}`).bind(id, user),
+    db
+      .prepare(
+        `SELECT b.* FROM blocks b WHERE b.parent_id = ? AND ${VISIBLE} AND ${ACTIVE}
+         ORDER BY b.position ASC NULLS LAST, b.created_at ASC, b.seq ASC`,
+      )
+      .bind(id, user),
+  ]);
+  if (!parents?.results.length) return json({ error: "Block not found" }, 404);
+  return json(rows?.results ?? []);
+}
+
+/** The recursive CTE of getHierarchy; rows come back flat (nesting them is presenter work). */
+async function hierarchy(db: D1Database, user: string, id: string, depth: number): Promise<Response> {
+  const { results } = await db
+    .prepare(
+      `WITH RECURSIVE tree AS (
+         SELECT b.*, 0 AS depth FROM blocks b WHERE b.id = ? AND ${VISIBLE} AND ${ACTIVE}
+         UNION ALL
+         SELECT b.*, tree.depth + 1 FROM tree
+         JOIN blocks b ON b.parent_id = tree.id
+         WHERE tree.depth < ? AND ${VISIBLE} AND ${ACTIVE}
+       )
+       SELECT * FROM tree
+       ORDER BY depth ASC, position ASC NULLS LAST, created_at ASC, seq ASC
+       LIMIT ?`,
+    )
+    .bind(id, user, depth, user, HIERARCHY_MAX_NODES + 1)
+    .all();
+  return results.length > 0 ? json(results) : json({ error: "Block not found" }, 404);
+}
+
+/** The FTS5 query the service builds from free text: words ANDed, the last one as a prefix. */
+function toFtsQuery(text: string): string | null {
+  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  if (words.length === 0) return null;
+  return words.map((word, i) => `"${word}"${i === words.length - 1 ? "*" : ""}`).join(" ");
+}
+
+/**
+ * listBlocks for the two shapes the bench asks for: the unfiltered first page by
+ * updated_at desc, and a `q` search by relevance. Page and total in one batch.
+ */
+async function list(db: D1Database, user: string, limit: number, q: string | null): Promise<Response> {
+  const fetchCount = limit + 1;
+  let statements: [D1PreparedStatement, D1PreparedStatement];
+  const ftsQuery = q === null ? undefined : toFtsQuery(q);
+  if (ftsQuery === null) return json([], 200, { "X-Total-Count": "0" });
+  if (ftsQuery !== undefined) {
+    const from = `blocks_search s JOIN blocks b ON b.seq = s.rowid
+      WHERE blocks_search MATCH ? AND ${VISIBLE} AND b.archived = ? AND b.in_trash = ?`;
+    statements = [
+      db
+        .prepare(`SELECT b.* FROM ${from} ORDER BY bm25(blocks_search, 4.0, 1.0) ASC, b.seq DESC LIMIT ? OFFSET ?`)
+        .bind(ftsQuery, user, 0, 0, fetchCount, 0),
+      db
+        .prepare(`SELECT COUNT(*) AS total FROM (SELECT 1 FROM ${from} LIMIT ?)`)
+        .bind(ftsQuery, user, 0, 0, TOTAL_COUNT_CAP + 1),
+    ];
+  } else {
+    const owned = "b.created_by = ? AND b.type <> 'provider_audit_log' AND b.archived = ? AND b.in_trash = ?";
+    const shared = "b.created_by IS NULL AND b.type <> 'provider_audit_log' AND b.archived = ? AND b.in_trash = ?";
+    const order = "updated_at DESC, seq DESC";
+    statements = [
+      db
+        .prepare(
+          `SELECT * FROM (
+             SELECT * FROM (SELECT b.* FROM blocks b WHERE ${owned} ORDER BY ${order} LIMIT ?)
+             UNION ALL
+             SELECT * FROM (SELECT b.* FROM blocks b WHERE ${shared} ORDER BY ${order} LIMIT ?)
+           ) ORDER BY ${order} LIMIT ? OFFSET ?`,
+        )
+        .bind(user, 0, 0, fetchCount, 0, 0, fetchCount, fetchCount, 0),
+      db
+        .prepare(
+          `SELECT
+             (SELECT COUNT(*) FROM (SELECT 1 FROM blocks b WHERE ${owned} LIMIT ?)) +
+             (SELECT COUNT(*) FROM (SELECT 1 FROM blocks b WHERE ${shared} LIMIT ?)) AS total`,
+        )
+        .bind(user, 0, 0, TOTAL_COUNT_CAP + 1, 0, 0, TOTAL_COUNT_CAP + 1),
+    ];
+  }
+  const [page, counts] = await db.batch<Record<string, unknown>>(statements);
+  const total = Number(counts?.results[0]?.total ?? 0);
+  const headers: Record<string, string> = total > TOTAL_COUNT_CAP ? {} : { "X-Total-Count": String(total) };
+  return json((page?.results ?? []).slice(0, limit), 200, headers);
+}
+
+const BLOCK_ROUTE = /^\/api\/v1\/blocks\/([^/]+)(?:\/(children|hierarchy))?$/;
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const url = new URL(request.url);
+    // Readiness probe, and proof that this server reads the seeded database.
+    if (url.pathname === "/") {
+      const row = await env.DB.prepare("SELECT COUNT(*) AS blocks FROM blocks").first<{ blocks: number }>();
+      return json({ blocks: row?.blocks ?? 0 });
+    }
+    const user = request.headers.get("X-Bench-User") ?? "";
+    if (url.pathname === "/api/v1/blocks") {
+      return list(env.DB, user, Number(url.searchParams.get("limit") ?? 50), url.searchParams.get("q"));
+    }
+    const match = BLOCK_ROUTE.exec(url.pathname);
+    const id = decodeURIComponent(match?.[1] ?? "");
+    if (match?.[2] === "children") return children(env.DB, user, id);
+    if (match?.[2] === "hierarchy") return hierarchy(env.DB, user, id, Number(url.searchParams.get("depth") ?? 10));
+    if (match) return getOne(env.DB, user, id);
+    return json({ error: "Route not found" }, 404);
+  },
+};

@@ -1,0 +1,161 @@
+// Load runs with autocannon, servers taking turns, and the single probe request
+// that reads one answer and the Worker's D1 round trips.
+
+import { setTimeout as sleep } from "node:timers/promises";
+import autocannon from "autocannon";
+import { LOAD } from "./config.ts";
+
+const DRAIN_MILLISECONDS = 500;
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  /** Milliseconds, over the 2xx responses of the run. */
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Responses other than 2xx, and connection errors or timeouts: any makes the run suspect. */
+  non2xx: number;
+  errors: number;
+  /** How many of each non-2xx status, and the first such response, to tell what went wrong. */
+  failedStatuses: Record<string, number>;
+  firstFailure: string | null;
+}
+
+/** One run's raw numbers; slices of a measurement are added up before percentiles are taken. */
+interface Sample {
+  requests: number;
+  seconds: number;
+  /** Milliseconds of each 2xx response. */
+  latencies: number[];
+  failedStatuses: Record<string, number>;
+  firstFailure: string | null;
+  non2xx: number;
+  errors: number;
+}
+
+/**
+ * Latencies are collected from autocannon's per-response event instead of its
+ * summary: the summary's histogram has 1 ms resolution, too coarse for requests
+ * that take a few milliseconds on loopback.
+ */
+function run(target: LoadTarget, seconds: number): Promise<Sample> {
+  const latencies: number[] = [];
+  const failedStatuses: Record<string, number> = {};
+  let firstFailure: string | null = null;
+  const onResponse = (status: number, body: string) => {
+    if (status >= 300) firstFailure ??= `${status} ${body.slice(0, 300)}`;
+  };
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: target.url,
+        headers: target.headers,
+        connections: LOAD.connections,
+        duration: seconds,
+        requests: [{ method: "GET", onResponse }],
+      },
+      (error: Error | null, result: autocannon.Result) => {
+        if (error) return reject(error);
+        resolve({
+          requests: result.requests.total,
+          seconds: result.duration,
+          latencies,
+          failedStatuses,
+          firstFailure,
+          non2xx: result.non2xx,
+          errors: result.errors,
+        });
+      },
+    );
+    instance.on("response", (_client, statusCode, _bytes, milliseconds) => {
+      if (statusCode >= 200 && statusCode < 300) latencies.push(milliseconds);
+      else failedStatuses[statusCode] = (failedStatuses[statusCode] ?? 0) + 1;
+    });
+  });
+}
+
+/** Nearest-rank percentile of sorted values; NaN when there are none. */
+function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] as number;
+}
+
+function summarise(samples: readonly Sample[]): LoadResult {
+  const sum = (pick: (sample: Sample) => number) => samples.reduce((total, sample) => total + pick(sample), 0);
+  const latencies = samples.flatMap((sample) => sample.latencies).sort((a, b) => a - b);
+  const failedStatuses: Record<string, number> = {};
+  for (const [status, count] of samples.flatMap((sample) => Object.entries(sample.failedStatuses))) {
+    failedStatuses[status] = (failedStatuses[status] ?? 0) + count;
+  }
+  return {
+    requestsPerSecond: sum((sample) => sample.requests) / sum((sample) => sample.seconds),
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    requests: sum((sample) => sample.requests),
+    non2xx: sum((sample) => sample.non2xx),
+    errors: sum((sample) => sample.errors),
+    failedStatuses,
+    firstFailure: samples.find((sample) => sample.firstFailure !== null)?.firstFailure ?? null,
+  };
+}
+
+/**
+ * autocannon reports when its time is up, with requests still in flight. The
+ * pause lets the server finish them before the other server gets load, so one
+ * run's tail does not eat into the next run's CPU.
+ */
+async function runThenDrain(target: LoadTarget, seconds: number): Promise<Sample> {
+  const sample = await run(target, seconds);
+  await sleep(DRAIN_MILLISECONDS);
+  return sample;
+}
+
+export interface LoadTarget {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Measures several servers on the same kind of request: the Worker and the
+ * baseline, at every dataset size. Each gets a warm-up (discarded: JIT, SQLite
+ * page cache, connections); then the measured time is cut into slices run in
+ * turn (A B C D A B C D ...), so a change in background load on the shared
+ * machine weighs on every server alike, and ratios between them (Worker to
+ * baseline, 100k to 10k) hold even when absolute numbers drift.
+ * Never two at once: the load generator and the servers share the CPUs.
+ */
+export async function measureInTurn(targets: readonly LoadTarget[]): Promise<LoadResult[]> {
+  for (const target of targets) await runThenDrain(target, LOAD.warmupSeconds);
+  const samples: Sample[][] = targets.map(() => []);
+  const slice = LOAD.measureSeconds / LOAD.slices;
+  for (let i = 0; i < LOAD.slices; i++) {
+    for (const [index, target] of targets.entries()) samples[index]?.push(await runThenDrain(target, slice));
+  }
+  return samples.map(summarise);
+}
+
+export interface ProbeResult {
+  status: number;
+  body: unknown;
+  totalCount: string | null;
+  /** From the Worker's `Server-Timing: d1;desc="N round trips"`; null when absent. */
+  roundTrips: number | null;
+}
+
+export async function probe(url: string, headers: Record<string, string>): Promise<ProbeResult> {
+  const response = await fetch(url, { headers });
+  const text = await response.text();
+  const timing = /d1;desc="(\d+) round trips"/.exec(response.headers.get("Server-Timing") ?? "");
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: keep the text for the error message.
+  }
+  return {
+    status: response.status,
+    body,
+    totalCount: response.headers.get("X-Total-Count"),
+    roundTrips: timing ? Number(timing[1]) : null,
+  };
+}

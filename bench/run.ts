@@ -1,0 +1,182 @@
+// npm run bench: throughput and latency of the Worker's read endpoints against a
+// bare baseline Worker doing the same D1 work, at two dataset sizes. See README.md.
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { defer, undoAll, undoAllOnSignals } from "./cleanup.ts";
+import { CHAIN_DEPTH, DATASET_SIZES, LOAD, SEARCH_PLANTED, SEARCH_WORD } from "./config.ts";
+import type { Dataset } from "./dataset.ts";
+import { ENDPOINTS, LIST_LIMIT } from "./endpoints.ts";
+import { type LoadResult, type LoadTarget, measureInTurn, probe } from "./load.ts";
+import { evaluateTargets, formatTable, formatTargets, type Measurement, writeReport } from "./report.ts";
+import { seedDatabase } from "./seed.ts";
+import { type BuiltWorker, build, type Server, startServer, type WorkerSpec } from "./servers.ts";
+import { type Target, verifyServers } from "./verify.ts";
+import { workerCompatibilityDate } from "./wrangler.ts";
+
+const WORKER: WorkerSpec = { name: "Worker", config: "wrangler.toml", entry: "index.js" };
+const BASELINE: WorkerSpec = { name: "baseline", config: "bench/baseline/wrangler.toml", entry: "worker.js" };
+
+const began = performance.now();
+const elapsed = () => `${((performance.now() - began) / 1000).toFixed(0)} s`;
+const log = (message: string) => console.log(`[${elapsed().padStart(5)}] ${message}`);
+
+/** One dataset size, seeded and served by both Workers. */
+interface Setup {
+  size: number;
+  dataset: Dataset;
+  worker: Target;
+  baseline: Target;
+  /** The Worker's D1 round trips per endpoint, from the verification requests. */
+  firstRoundTrips: Map<string, number>;
+}
+
+/** Starts both servers together, each on its D1 state; if either fails, stops the other before throwing. */
+async function startBoth(workers: [BuiltWorker, BuiltWorker], states: [string, string]): Promise<[Server, Server]> {
+  const started = await Promise.allSettled(workers.map((worker, i) => startServer(worker, states[i] as string, "/")));
+  const [worker, baseline] = started;
+  if (worker?.status === "fulfilled" && baseline?.status === "fulfilled") return [worker.value, baseline.value];
+  for (const result of started) if (result.status === "fulfilled") await result.value.stop();
+  throw started.find((result) => result.status === "rejected")?.reason;
+}
+
+async function setUp(size: number, workers: [BuiltWorker, BuiltWorker], workDir: string): Promise<Setup> {
+  log(`${size} blocks: seeding a fresh local D1 in ${workDir}`);
+  const { dataset, apiKey, workerState, baselineState } = await seedDatabase(size, workDir);
+
+  log(`${size} blocks: starting the Worker and the baseline on loopback`);
+  const [workerServer, baselineServer] = await startBoth(workers, [workerState, baselineState]);
+  defer(workerServer.stop);
+  defer(baselineServer.stop);
+  const worker = { server: workerServer, headers: { Authorization: `Bearer ${apiKey}` } };
+  const baseline = { server: baselineServer, headers: { "X-Bench-User": dataset.fixtures.benchUserId } };
+
+  const firstRoundTrips = await verifyServers(dataset, worker, baseline);
+  log(`${size} blocks: both servers read the seeded D1 and agree on every endpoint`);
+  return { size, dataset, worker, baseline, firstRoundTrips };
+}
+
+/**
+ * Every server of every size under the same request, taking turns (see
+ * measureInTurn), so both the Worker/baseline ratio and the 100k/10k growth
+ * compare numbers taken under the same conditions.
+ */
+async function measureEndpoint(endpoint: (typeof ENDPOINTS)[number], setups: readonly Setup[]): Promise<Measurement[]> {
+  const target = (side: Target, setup: Setup): LoadTarget => ({
+    url: side.server.origin + endpoint.path(setup.dataset.fixtures),
+    headers: side.headers,
+  });
+  // Round trips of one request like those under load, after verification warmed
+  // any per-isolate cache; the verification request's count is kept beside it.
+  const roundTrips = await Promise.all(
+    setups.map(async (setup) => (await probe(target(setup.worker, setup).url, setup.worker.headers)).roundTrips),
+  );
+  const results = await measureInTurn(
+    setups.flatMap((setup) => [target(setup.worker, setup), target(setup.baseline, setup)]),
+  );
+
+  return setups.map((setup, i) => ({
+    endpoint: endpoint.name,
+    size: setup.size,
+    worker: answered(results[2 * i], setup.worker, endpoint.name, setup.size),
+    baseline: answered(results[2 * i + 1], setup.baseline, endpoint.name, setup.size),
+    roundTrips: roundTrips[i] ?? Number.NaN,
+    firstRoundTrips: setup.firstRoundTrips.get(endpoint.name) ?? Number.NaN,
+  }));
+}
+
+/** A runtime that crashed leaves wrangler running and answering nothing: stop rather than report zeros. */
+function answered(result: LoadResult | undefined, side: Target, endpoint: string, size: number): LoadResult {
+  if (!result || result.requests === 0) {
+    throw new Error(`${side.server.name} stopped answering during ${endpoint} @ ${size}`);
+  }
+  return result;
+}
+
+function notesFor(measurements: readonly Measurement[], searchVisible: number, loadAtStart: number): string[] {
+  const notes = [
+    `q search: "${SEARCH_WORD}" is planted in ${SEARCH_PLANTED} blocks at every size (${searchVisible} visible to the bench user), so its timings show how the FTS index scales, not how the result grows.`,
+    `list: first page of ${LIST_LIMIT} by updated_at desc, with the total count. hierarchy: a chain ${CHAIN_DEPTH} levels deep, asked for at depth ${CHAIN_DEPTH}.`,
+    "Baseline: the same SQL and batches straight on D1, one round trip per request; no framework, auth, validation or presenters.",
+    `Load: ${LOAD.connections} connections, ${LOAD.warmupSeconds} s warm-up + ${LOAD.measureSeconds} s measured per server and endpoint, in ${LOAD.slices} slices taking turns with the other servers; autocannon and the servers share ${availableParallelism()} CPUs (1-min load average ${loadAtStart.toFixed(2)} at start).`,
+  ];
+  for (const m of measurements) {
+    for (const [server, result] of [
+      ["Worker", m.worker],
+      ["baseline", m.baseline],
+    ] as const) {
+      if (result.firstFailure) {
+        notes.push(`First failed response, ${server} ${m.endpoint} @ ${m.size}: ${result.firstFailure}`);
+      }
+    }
+  }
+  return notes;
+}
+
+async function main(): Promise<number> {
+  undoAllOnSignals();
+  const startedAt = new Date().toISOString();
+  // Taken before any server starts: anything here is someone else's work competing for the CPUs.
+  const [loadAtStart = 0] = loadavg();
+  if (loadAtStart > 1) log(`Warning: load average ${loadAtStart.toFixed(2)} before starting; expect noisy numbers.`);
+
+  const runDir = await mkdtemp(join(tmpdir(), "workspace-api-bench-"));
+  defer(() => rm(runDir, { recursive: true, force: true }));
+  log(`Building the Worker and the baseline into ${runDir}`);
+  // The baseline runs on the Worker's compatibility date, whatever that is today:
+  // same runtime behaviour, and no second date to keep in step with the installed workerd.
+  const baselineSpec = { ...BASELINE, compatibilityDate: await workerCompatibilityDate() };
+  const workers: [BuiltWorker, BuiltWorker] = await Promise.all([
+    build(WORKER, join(runDir, "build", "worker")),
+    build(baselineSpec, join(runDir, "build", "baseline")),
+  ]);
+
+  const setups: Setup[] = [];
+  for (const size of DATASET_SIZES) {
+    const sizeDir = join(runDir, String(size));
+    await mkdir(sizeDir);
+    setups.push(await setUp(size, workers, sizeDir));
+  }
+
+  // By endpoint, then size: each endpoint's sizes sit together in the table.
+  const measurements: Measurement[] = [];
+  for (const endpoint of ENDPOINTS) {
+    const results = await measureEndpoint(endpoint, setups);
+    measurements.push(...results);
+    const summary = results.map(
+      (m) =>
+        `${m.size}: Worker ${m.worker.requestsPerSecond.toFixed(0)}, baseline ${m.baseline.requestsPerSecond.toFixed(0)} req/s`,
+    );
+    log(`${endpoint.name.padEnd(13)} ${summary.join("; ")}`);
+  }
+  // Servers and temp dirs are not needed for the report: release them now.
+  await undoAll();
+
+  const searchVisible = setups[0]?.dataset.fixtures.searchVisibleCount ?? 0;
+  const notes = notesFor(measurements, searchVisible, loadAtStart);
+  const targets = evaluateTargets(measurements);
+  const durationSeconds = (performance.now() - began) / 1000;
+
+  console.log(`\n${formatTable(measurements)}\n`);
+  for (const note of notes) console.log(`* ${note}`);
+  console.log(`\n${formatTargets(targets)}`);
+  const file = await writeReport({
+    startedAt,
+    durationSeconds,
+    settings: { sizes: DATASET_SIZES, load: LOAD, searchWord: SEARCH_WORD, chainDepth: CHAIN_DEPTH },
+    notes,
+    measurements,
+    targets,
+  });
+  console.log(`\nWrote ${file} (and .json). Took ${elapsed()}.`);
+  return targets.every((check) => check.pass) ? 0 : 1;
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  console.error(`\nBenchmark failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 2;
+} finally {
+  await undoAll();
+}

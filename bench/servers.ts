@@ -1,0 +1,179 @@
+// Builds the two Workers once, and serves the builds with `wrangler dev` on loopback.
+//
+// Serving a build made at the start (`--no-bundle`), not the sources, means
+// every size measures the same code, and an edit to src/ during the run cannot
+// trigger a rebuild and reload in the middle of a measurement.
+//
+// Each server runs in its own process group (detached), so stopping it ends
+// wrangler and the workerd it started, and nothing else. Ports, including the
+// devtools inspector's (two servers would both want 9229), are picked free.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { SERVER_START_TIMEOUT_SECONDS } from "./config.ts";
+import { buildWorker, PROJECT_ROOT, WRANGLER_COMMAND, wranglerEnv } from "./wrangler.ts";
+
+export interface WorkerSpec {
+  name: string;
+  /** wrangler config file, relative to the project root. */
+  config: string;
+  /** File name of the built entry module: the config's `main`, as .js. */
+  entry: string;
+  /** Overrides the config's compatibility date. */
+  compatibilityDate?: string;
+}
+
+export interface BuiltWorker extends WorkerSpec {
+  /** Absolute path of the built entry module. */
+  script: string;
+}
+
+/**
+ * `wrangler deploy --dry-run` into `outDir`: the bundle a deploy would upload.
+ * Beside it goes a copy of the config whose `main` is the built entry, so that
+ * wrangler looks for the bundle's extra modules (the explorer's text files) in
+ * `outDir`, not next to the sources.
+ */
+export async function build(spec: WorkerSpec, outDir: string): Promise<BuiltWorker> {
+  try {
+    await buildWorker(spec.config, outDir);
+  } catch (error) {
+    throw new Error(`${spec.name} does not build: ${(error as Error).message}`);
+  }
+  const config = await readFile(join(PROJECT_ROOT, spec.config), "utf8");
+  const builtConfig = join(outDir, "wrangler.toml");
+  await writeFile(builtConfig, config.replace(/^main = .*$/m, `main = "${spec.entry}"`));
+  return { ...spec, config: builtConfig, script: join(outDir, spec.entry) };
+}
+
+export interface Server {
+  name: string;
+  origin: string;
+  stop: () => Promise<void>;
+}
+
+/** A loopback port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const address = probe.address();
+  probe.close();
+  if (address === null || typeof address === "string") throw new Error("Could not pick a free port");
+  return address.port;
+}
+
+const LOG_LINES_KEPT = 40;
+const START_ATTEMPTS = 3;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matches terminal colour codes
+const ANSI_COLOUR = /\x1b\[[0-9;]*m/g;
+
+/** Serves `worker` against the D1 state in `persistDir`; resolves once `readyPath` answers 200. */
+export async function startServer(worker: BuiltWorker, persistDir: string, readyPath: string): Promise<Server> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(worker, persistDir, readyPath);
+    } catch (error) {
+      // A port found free can be taken before wrangler binds it (ephemeral ports are
+      // shared with every outgoing connection on the machine): try other ports.
+      const portTaken = (error as Error).message.includes("Address already in use");
+      if (!portTaken || attempt === START_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function startOnce(worker: BuiltWorker, persistDir: string, readyPath: string): Promise<Server> {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const [command, ...leading] = WRANGLER_COMMAND;
+  const child = spawn(
+    command,
+    [
+      ...leading,
+      "dev",
+      worker.script,
+      "--no-bundle",
+      "--config",
+      worker.config,
+      "--persist-to",
+      persistDir,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--log-level",
+      "warn",
+      "--show-interactive-dev-session",
+      "false",
+      ...(worker.compatibilityDate ? ["--compatibility-date", worker.compatibilityDate] : []),
+    ],
+    { cwd: PROJECT_ROOT, env: wranglerEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+
+  // Keep the tail of the output: it is the only clue when a server fails to start.
+  const log: string[] = [];
+  const keep = (chunk: Buffer) => {
+    log.push(...chunk.toString().replace(ANSI_COLOUR, "").split("\n").filter(Boolean));
+    log.splice(0, Math.max(0, log.length - LOG_LINES_KEPT));
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+
+  const server: Server = {
+    name: worker.name,
+    origin: `http://127.0.0.1:${port}`,
+    stop: () => stopProcessGroup(child),
+  };
+  try {
+    await waitUntilReady(server, readyPath, child);
+  } catch (error) {
+    await server.stop();
+    throw new Error(`${worker.name} did not start: ${(error as Error).message}\n${log.join("\n")}`);
+  }
+  return server;
+}
+
+/** Polls `path` until it answers 200, as long as wrangler runs. */
+async function waitUntilReady(server: Server, path: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + SERVER_START_TIMEOUT_SECONDS * 1000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler exited with code ${child.exitCode}`);
+    try {
+      const response = await fetch(server.origin + path, { signal: AbortSignal.timeout(2000) });
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`no answer from ${server.origin}${path} within ${SERVER_START_TIMEOUT_SECONDS} s`);
+}
+
+/**
+ * SIGTERM to the server's process group (wrangler and its workerd), SIGKILL if
+ * wrangler lingers, and a last SIGKILL for a workerd that outlived it.
+ */
+async function stopProcessGroup(child: ChildProcess): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  const signalGroup = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, name);
+    } catch {
+      // The group is gone already.
+    }
+  };
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, "exit");
+    signalGroup("SIGTERM");
+    const timer = setTimeout(() => signalGroup("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+  signalGroup("SIGKILL");
+}
