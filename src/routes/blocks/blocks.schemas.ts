@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { HIERARCHY_DEFAULT_DEPTH, HIERARCHY_MAX_DEPTH } from "../../services/blocks/queries";
 
 export const LIST_DEFAULT_LIMIT = 50;
@@ -47,7 +48,8 @@ const blockType = z
   .max(64)
   .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, "Block types are letters, digits, '_' and '-', starting with a letter");
 
-const properties = z.record(z.string(), z.unknown());
+const properties = z.record(z.string(), z.unknown()).refine((value) => withinJsonDepth(value), JSON_DEPTH_MESSAGE);
+const content = z.unknown().refine((value) => withinJsonDepth(value), JSON_DEPTH_MESSAGE);
 
 export const CreateBlockBody = z
   .strictObject({
@@ -66,7 +68,7 @@ export const CreateBlockBody = z
     databaseId: nullableId.optional().openapi({ description: "Alternative spelling of database_id" }),
     teamspace_id: nullableId.optional(),
     teamspaceId: nullableId.optional().openapi({ description: "Alternative spelling of teamspace_id" }),
-    content: z.unknown().optional(),
+    content: content.optional(),
     position: z.number().optional().openapi({ description: "Defaults to after the last sibling" }),
   })
   .openapi("CreateBlockRequest");
@@ -85,7 +87,7 @@ export const UpdateBlockBody = z
     databaseId: nullableId.optional(),
     teamspace_id: nullableId.optional(),
     teamspaceId: nullableId.optional(),
-    content: z.unknown().optional().openapi({ description: "Replaces the stored content" }),
+    content: content.optional().openapi({ description: "Replaces the stored content" }),
     position: z.number().optional(),
     archived: z.boolean().optional(),
     in_trash: z.boolean().optional(),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PAGE_TYPES } from "../../services/pages/pages";
 import { BlockSchema, LIST_MAX_LIMIT } from "../blocks/blocks.schemas";
 
@@ -31,11 +32,14 @@ const nullableId = z.string().min(1).max(128).nullable();
  * Validated by validateContent (400 naming the path of each wrong item and the
  * canonical type to use), so the request schema only documents the shape.
  */
-const ContentBody = z.unknown().openapi({
-  type: "array",
-  items: { $ref: "#/components/schemas/ContentItem" },
-  description: "Canonical editor items (see ContentItem); null for an empty body",
-});
+const ContentBody = z
+  .unknown()
+  .refine((value) => withinJsonDepth(value), JSON_DEPTH_MESSAGE)
+  .openapi({
+    type: "array",
+    items: { $ref: "#/components/schemas/ContentItem" },
+    description: "Canonical editor items (see ContentItem); null for an empty body",
+  });
 const markdown = z
   .string()
   .max(500_000)
@@ -58,6 +62,7 @@ export const CreatePageBody = z
     parentId: nullableId.optional(),
     properties: z
       .record(z.string(), z.unknown())
+      .refine((value) => withinJsonDepth(value), JSON_DEPTH_MESSAGE)
       .optional()
       .openapi({ description: "Rows: keys are property ids or display names (translated to ids)" }),
     content: ContentBody.optional(),
@@ -70,6 +75,7 @@ export const UpdatePageBody = z
     title: z.string().max(2000).optional(),
     properties: z
       .record(z.string(), z.unknown())
+      .refine((value) => withinJsonDepth(value), JSON_DEPTH_MESSAGE)
       .optional()
       .openapi({ description: "Deep-merged into the stored properties (null removes a key)" }),
     content: ContentBody.optional(),

@@ -3,7 +3,6 @@ import { batchAll } from "../../db/batch";
 import type { Database } from "../../db/client";
 import { badRequest, conflict, forbidden, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { propertyPath } from "../databases/property-path";
 import { defaultSchemaInserts } from "../databases/schema-records";
 import { blockNotFound } from "./queries";
 import { type Block, type BlockRecord, presentBlock } from "./record";
@@ -96,16 +95,6 @@ export interface UpdateBlockInput {
   inTrash?: boolean;
 }
 
-/** `properties` without the given top-level keys (json_remove, in chunks within D1's bound-parameter limit). */
-function withoutKeys(keys: string[]): SQL {
-  let expression = sql`properties`;
-  for (let i = 0; i < keys.length; i += 90) {
-    const paths = keys.slice(i, i + 90).map((key) => sql`${propertyPath(key)}`);
-    expression = sql`json_remove(${expression}, ${sql.join(paths, sql`, `)})`;
-  }
-  return expression;
-}
-
 /** True when `ancestorOf` is `id` or lies under it: making it the parent of `id` would form a cycle. */
 const wouldCycle = (id: string, newParentId: string): SQL => sql`EXISTS (
   WITH RECURSIVE ancestors(id, depth) AS (
@@ -123,7 +112,10 @@ export async function updateBlock(db: Database, userId: string, id: string, inpu
   if (input.type !== undefined) assignments.push(sql`type = ${input.type}`);
   if (input.properties !== undefined) {
     const patch = JSON.stringify(input.properties);
-    const base = input.replacePropertyValues ? withoutKeys(Object.keys(input.properties)) : sql`properties`;
+    // Replacing whole values: first a patch that removes the given keys (null in a
+    // merge patch removes), then the values. Two parameters, however many keys.
+    const cleared = JSON.stringify(Object.fromEntries(Object.keys(input.properties).map((key) => [key, null])));
+    const base = input.replacePropertyValues ? sql`json_patch(properties, ${cleared})` : sql`properties`;
     assignments.push(sql`properties = json_patch(${base}, ${patch})`);
   }
   if (input.parentId !== undefined) assignments.push(sql`parent_id = ${input.parentId}`);

@@ -3,7 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { Database } from "../../db/client";
 import { notFound } from "../../lib/errors";
 import { type Block, type BlockRecord, type BlockTree, presentBlock } from "./record";
-import { isActive, visibleTo } from "./visibility";
+import { isActive, ownedBy, sharedOnly, visibleTo } from "./visibility";
 
 export const blockNotFound = (id: string) => notFound("Block not found", { id });
 
@@ -151,7 +151,7 @@ export async function listBlocks(db: Database, userId: string, query: BlockListQ
     const from = sql`blocks_search s JOIN blocks b ON b.seq = s.rowid
       WHERE blocks_search MATCH ${ftsQuery} AND ${visibleTo(userId)} AND ${filtered}`;
     const order = query.sortBy
-      ? sql`${sql.raw(`b.${query.sortBy}`)} ${direction}, b.seq ${direction}`
+      ? sql`${sql.raw(`b.${query.sortBy}`)} ${direction}${query.sortBy === "position" ? sql` NULLS LAST` : sql``}, b.seq ${direction}`
       : sql`bm25(blocks_search, 4.0, 1.0) ASC, b.seq DESC`;
     pageQuery = sql`SELECT b.* FROM ${from} ORDER BY ${order} LIMIT ${fetchCount} OFFSET ${query.offset}`;
     countQuery = sql`SELECT COUNT(*) AS total FROM (SELECT 1 FROM ${from} LIMIT ${TOTAL_COUNT_CAP + 1})`;
@@ -164,8 +164,8 @@ export async function listBlocks(db: Database, userId: string, query: BlockListQ
       pageQuery = sql`SELECT b.* FROM blocks b WHERE ${where} ORDER BY ${order} LIMIT ${fetchCount} OFFSET ${query.offset}`;
       countQuery = sql`SELECT COUNT(*) AS total FROM (SELECT 1 FROM blocks b WHERE ${where} LIMIT ${TOTAL_COUNT_CAP + 1})`;
     } else {
-      const owned = sql`b.created_by = ${userId} AND b.type <> 'provider_audit_log' AND ${filtered}`;
-      const shared = sql`b.created_by IS NULL AND b.type <> 'provider_audit_log' AND ${filtered}`;
+      const owned = sql`${ownedBy(userId)} AND ${filtered}`;
+      const shared = sql`${sharedOnly()} AND ${filtered}`;
       const window = query.offset + fetchCount;
       pageQuery = sql`
         SELECT * FROM (

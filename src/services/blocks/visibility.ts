@@ -16,3 +16,14 @@ export const visibleTo = (userId: string, alias = "b"): SQL =>
 
 /** Not archived and not in the trash: what reads (get, children, hierarchy, listing) return. */
 export const isActive = (alias = "b"): SQL => sql.raw(`${alias}.archived = 0 AND ${alias}.in_trash = 0`);
+
+/** The caller's own blocks (one side of visibleTo, for index-ordered scans of one owner). */
+export const ownedBy = (userId: string, alias = "b"): SQL =>
+  sql
+    .raw(`${alias}.created_by = `)
+    .append(sql`${userId}`)
+    .append(sql.raw(` AND ${alias}.type <> '${INTERNAL_BLOCK_TYPE}'`));
+
+/** Shared blocks (the other side of visibleTo). */
+export const sharedOnly = (alias = "b"): SQL =>
+  sql.raw(`${alias}.created_by IS NULL AND ${alias}.type <> '${INTERNAL_BLOCK_TYPE}'`);

@@ -34,6 +34,8 @@ export const RECURRENCE_PRESETS = [
 
 const isoDate = z.iso.date();
 const isoDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
+/** An ISO date (YYYY-MM-DD) or date-time with offset: what date filters take. */
+export const IsoDateOrDateTime = isoDateTime;
 const dayOfWeek = z.number().int().min(0).max(6);
 
 const ReminderSchedule = z.strictObject({

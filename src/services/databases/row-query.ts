@@ -4,7 +4,8 @@ import type { Database } from "../../db/client";
 import { badRequest } from "../../lib/errors";
 import type { BlockRecord } from "../blocks/record";
 import { isActive, visibleTo } from "../blocks/visibility";
-import { propertyPath } from "./property-path";
+import { IsoDateOrDateTime } from "./date-value";
+import { propertyPathSql } from "./property-path";
 import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
 import { resolvePropertyKey } from "./row-values";
 
@@ -56,7 +57,7 @@ const OPERATORS_BY_TYPE: Record<string, readonly FilterOperator[]> = {
 
 /** The SQL value of a property on row `b`, in a form that compares and sorts naturally. */
 function valueExpression(property: PropertyDefinition): SQL {
-  const path = propertyPath(property.id);
+  const path = propertyPathSql(property.id);
   const computed: Partial<Record<PropertyType, SQL>> = {
     created_time: sql`b.created_at`,
     last_edited_time: sql`b.updated_at`,
@@ -68,7 +69,8 @@ function valueExpression(property: PropertyDefinition): SQL {
   switch (property.type) {
     case "select":
     case "status":
-      return sql`(b.properties -> ${path} ->> '$.id')`;
+      // {id, name, color}, or a bare option name in older rows (a legacy option's id is its name).
+      return sql`(CASE json_type(b.properties, ${path}) WHEN 'object' THEN b.properties -> ${path} ->> '$.id' ELSE b.properties ->> ${path} END)`;
     case "date":
       // A date value is an ISO string or an object with `start`.
       return sql`(CASE json_type(b.properties, ${path}) WHEN 'object' THEN b.properties -> ${path} ->> '$.start' ELSE b.properties ->> ${path} END)`;
@@ -121,7 +123,7 @@ function filterCondition(schema: DatabaseSchema, filter: RowFilter, index: numbe
     return filter.value;
   };
   const isString = (v: unknown) => typeof v === "string";
-  const path = propertyPath(property.id);
+  const path = propertyPathSql(property.id);
 
   if (filter.operator === "is_empty" || filter.operator === "is_not_empty") {
     const empty =
@@ -139,7 +141,9 @@ function filterCondition(schema: DatabaseSchema, filter: RowFilter, index: numbe
     case "multi_select": {
       // Exact canonical option ids only, never substrings.
       const id = optionId(property, filter.value);
-      const contains = sql`EXISTS (SELECT 1 FROM json_each(b.properties, ${path}) e WHERE e.value ->> '$.id' = ${id})`;
+      // Stored options are {id, name, color}; older rows may hold bare names (legacy option ids).
+      const contains = sql`EXISTS (SELECT 1 FROM json_each(b.properties, ${path}) e
+        WHERE CASE e.type WHEN 'object' THEN e.value ->> '$.id' WHEN 'text' THEN e.value END = ${id})`;
       return filter.operator === "contains" ? contains : sql`NOT ${contains}`;
     }
     case "checkbox": {
@@ -156,7 +160,7 @@ function filterCondition(schema: DatabaseSchema, filter: RowFilter, index: numbe
     case "date":
     case "created_time":
     case "last_edited_time": {
-      const wanted = needs((v) => isString(v) && !Number.isNaN(Date.parse(v as string)), "an ISO date") as string;
+      const wanted = needs((v) => IsoDateOrDateTime.safeParse(v).success, "an ISO date or date-time") as string;
       // A date-only bound compares calendar days as written; a date-time bound compares
       // instants (julianday normalises offsets, so +02:00 and Z values order correctly).
       const day = wanted.slice(0, 10);
@@ -223,7 +227,7 @@ function sortExpression(schema: DatabaseSchema, sort: RowSort, index: number, lo
       allowed: schema.properties.map((p) => p.name),
     });
   }
-  const path = propertyPath(property.id);
+  const path = propertyPathSql(property.id);
   // Options sort by name, multi-select by its first option's name, dates as instants.
   const key =
     property.type === "select" || property.type === "status"

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { Database } from "../../db/client";
 import { badRequest, conflict, notFound } from "../../lib/errors";
-import { propertyPath } from "./property-path";
+import { propertyPathSql } from "./property-path";
 import {
   COMPUTED_PROPERTY_TYPES,
   type DatabaseSchema,
@@ -158,8 +158,8 @@ export async function removeProperty(
   if (property.type === "title") throw badRequest("The title property cannot be removed", { property_id: propertyId });
   await commitSchemaChange(db, schema, userId, () => [
     sql`DELETE FROM database_properties WHERE id = ${propertyId} AND database_id = ${databaseId}`,
-    sql`UPDATE blocks SET properties = json_remove(properties, ${propertyPath(propertyId)})
-        WHERE database_id = ${databaseId} AND json_type(properties, ${propertyPath(propertyId)}) IS NOT NULL`,
+    sql`UPDATE blocks SET properties = json_remove(properties, ${propertyPathSql(propertyId)})
+        WHERE database_id = ${databaseId} AND json_type(properties, ${propertyPathSql(propertyId)}) IS NOT NULL`,
   ]);
 }
 
@@ -178,6 +178,10 @@ const saveOptions = (schema: DatabaseSchema, property: PropertyDefinition, optio
   sql`UPDATE database_properties SET options = ${JSON.stringify(options)}, updated_at = ${at}
     WHERE id = ${property.id} AND database_id = ${schema.databaseId}`;
 
+/** The option id of a multi-select item: `{id, ...}`, or a bare name in older rows. */
+const optionIdOf = (alias: string): SQL =>
+  sql.raw(`CASE ${alias}.type WHEN 'object' THEN ${alias}.value ->> '$.id' WHEN 'text' THEN ${alias}.value END`);
+
 /**
  * Rewrites the rows holding option `optionId` of `property`: each stored
  * `{id, name, color}` becomes `replacement` (the renamed option), or is removed
@@ -189,14 +193,14 @@ function rewriteOptionValues(
   optionId: string,
   replacement: SelectOption | null,
 ): SQL {
-  const path = propertyPath(property.id);
+  const path = propertyPathSql(property.id);
   if (property.type === "multi_select") {
     const kept = replacement
-      ? sql`SELECT json_group_array(CASE WHEN e.value ->> '$.id' = ${optionId} THEN json(${JSON.stringify(replacement)}) ELSE json(e.value) END) FROM json_each(blocks.properties, ${path}) e`
-      : sql`SELECT json_group_array(json(e.value)) FROM json_each(blocks.properties, ${path}) e WHERE e.value ->> '$.id' <> ${optionId}`;
+      ? sql`SELECT json_group_array(CASE WHEN ${optionIdOf("e")} = ${optionId} THEN json(${JSON.stringify(replacement)}) ELSE json(e.value) END) FROM json_each(blocks.properties, ${path}) e`
+      : sql`SELECT json_group_array(json(e.value)) FROM json_each(blocks.properties, ${path}) e WHERE ${optionIdOf("e")} IS NOT ${optionId}`;
     return sql`UPDATE blocks SET properties = json_set(properties, ${path}, json((${kept})))
       WHERE database_id = ${schema.databaseId}
-        AND EXISTS (SELECT 1 FROM json_each(blocks.properties, ${path}) e WHERE e.value ->> '$.id' = ${optionId})`;
+        AND EXISTS (SELECT 1 FROM json_each(blocks.properties, ${path}) e WHERE ${optionIdOf("e")} = ${optionId})`;
   }
   const newValue = replacement
     ? sql`json_set(properties, ${path}, json(${JSON.stringify(replacement)}))`

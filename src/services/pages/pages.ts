@@ -6,6 +6,7 @@ import { createBlock, deleteBlock, updateBlock } from "../blocks/commands";
 import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
 import type { Block } from "../blocks/record";
 import { normalizeTypedFields, PAGE_LIKE_TYPES } from "../blocks/typed-fields";
+import { visibleTo } from "../blocks/visibility";
 import { markdownToContent } from "../content/markdown";
 import type { DatabaseSchema } from "../databases/property-types";
 import { propertiesByName } from "../databases/row-values";
@@ -115,9 +116,12 @@ export async function listPages(db: Database, userId: string, query: PageListQue
     const [records, databases] = await batchAll<
       [{ database_id: string; id: string }, { id: string; properties: string }]
     >(db, [
-      sql`SELECT database_id, id FROM database_properties WHERE type = 'title' AND database_id IN (${ids})`,
-      sql`SELECT id, properties FROM blocks WHERE id IN (${ids}) AND type = 'database'
-          AND NOT EXISTS (SELECT 1 FROM database_properties WHERE database_id = blocks.id)`,
+      // Only databases the caller sees: a row may be visible while its database is not.
+      sql`SELECT p.database_id, p.id FROM database_properties p
+        WHERE p.type = 'title' AND p.database_id IN (${ids})
+          AND EXISTS (SELECT 1 FROM blocks b WHERE b.id = p.database_id AND ${visibleTo(userId)})`,
+      sql`SELECT b.id, b.properties FROM blocks b WHERE b.id IN (${ids}) AND b.type = 'database' AND ${visibleTo(userId)}
+        AND NOT EXISTS (SELECT 1 FROM database_properties p WHERE p.database_id = b.id)`,
     ]);
     for (const record of records) titleProperties.set(record.database_id, record.id);
     for (const database of databases) {
@@ -150,7 +154,16 @@ function bodyContent(input: { content?: unknown; contentMarkdown?: string }): un
   if (input.content !== undefined && input.contentMarkdown !== undefined) {
     throw badRequest("Give content or content_markdown, not both", { fields: ["content", "content_markdown"] });
   }
-  return input.contentMarkdown !== undefined ? markdownToContent(input.contentMarkdown) : input.content;
+  if (input.contentMarkdown === undefined) return input.content;
+  try {
+    return markdownToContent(input.contentMarkdown);
+  } catch (error) {
+    // The markdown lexer recurses per nesting level: pathological nesting overflows it.
+    if (error instanceof RangeError) {
+      throw badRequest("content_markdown is nested too deeply to convert", { field: "content_markdown" });
+    }
+    throw error;
+  }
 }
 
 export interface CreatePageInput {
