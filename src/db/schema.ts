@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** Timestamps are ISO-8601 UTC strings so they sort as text and read as the API returns them. */
 const nowIso = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
@@ -76,7 +76,8 @@ export type UserRow = typeof users.$inferSelect;
 export const databaseProperties = sqliteTable(
   "database_properties",
   {
-    id: text("id").primaryKey(),
+    /** Unique within its database (a duplicated database keeps its property ids, so its rows stay valid). */
+    id: text("id").notNull(),
     databaseId: text("database_id")
       .notNull()
       .references(() => blocks.id, { onDelete: "cascade", onUpdate: "cascade" }),
@@ -89,6 +90,7 @@ export const databaseProperties = sqliteTable(
     updatedAt: text("updated_at").notNull().default(nowIso),
   },
   (table) => [
+    primaryKey({ columns: [table.databaseId, table.id] }),
     uniqueIndex("database_properties_name_idx").on(table.databaseId, table.name),
     index("database_properties_position_idx").on(table.databaseId, table.position),
   ],

@@ -89,7 +89,11 @@ async function normalizeChange(
     type: change.type ?? stored.type,
     databaseId: change.databaseId !== undefined ? change.databaseId : stored.database_id,
   };
-  return { ...change, ...(await normalizeTypedFields(c.var.db, c.var.user.id, target, change)) };
+  return {
+    ...change,
+    ...(await normalizeTypedFields(c.var.db, c.var.user.id, target, change)),
+    becomesDatabase: target.type === "database" && stored.type !== "database",
+  };
 }
 
 export const update: Handler<"update"> = async (c) => {

@@ -58,7 +58,12 @@ export async function createBlock(db: Database, userId: string, input: CreateBlo
   // A database gets its default schema records in the same atomic batch (contract, Block rule 8).
   const [record] =
     input.type === "database"
-      ? (await batchAll<[BlockRecord, unknown]>(db, [insert, defaultSchemaInserts(id, userId, timestamp)]))[0]
+      ? (
+          await batchAll<[BlockRecord, unknown]>(db, [
+            insert,
+            defaultSchemaInserts(id, timestamp, sql`d.created_by = ${userId} AND d.created_at = ${timestamp}`),
+          ])
+        )[0]
       : [await db.get<BlockRecord | undefined>(insert)];
   if (record) return presentBlock(record);
   throw await explainRefusedReferences(db, userId, { id, parentId: input.parentId, databaseId: input.databaseId });
@@ -86,6 +91,8 @@ export interface UpdateBlockInput {
   properties?: Record<string, unknown>;
   /** Each given key's value replaces the stored value whole (row values) instead of merging into it. */
   replacePropertyValues?: boolean;
+  /** The block turns into a database: its default schema is written in the same batch. */
+  becomesDatabase?: boolean;
   parentId?: string | null;
   databaseId?: string | null;
   teamspaceId?: string | null;
@@ -108,7 +115,8 @@ const wouldCycle = (id: string, newParentId: string): SQL => sql`EXISTS (
 /** Applies an update to a visible block in any state; server-controlled fields are not part of the input. */
 export async function updateBlock(db: Database, userId: string, id: string, input: UpdateBlockInput): Promise<Block> {
   refuseInternalType(input.type);
-  const assignments: SQL[] = [sql`last_edited_by = ${userId}`, sql`updated_at = ${now()}`];
+  const timestamp = now();
+  const assignments: SQL[] = [sql`last_edited_by = ${userId}`, sql`updated_at = ${timestamp}`];
   if (input.type !== undefined) assignments.push(sql`type = ${input.type}`);
   if (input.properties !== undefined) {
     const patch = JSON.stringify(input.properties);
@@ -132,10 +140,18 @@ export async function updateBlock(db: Database, userId: string, id: string, inpu
   }
   if (input.databaseId) conditions.push(visibleExists(userId, input.databaseId));
 
-  const record = await db.get<BlockRecord | undefined>(sql`
+  const update = sql`
     UPDATE blocks AS b SET ${sql.join(assignments, sql`, `)}
     WHERE ${sql.join(conditions, sql` AND `)}
-    RETURNING *`);
+    RETURNING *`;
+  const [record] = input.becomesDatabase
+    ? (
+        await batchAll<[BlockRecord, unknown]>(db, [
+          update,
+          defaultSchemaInserts(id, timestamp, sql`d.last_edited_by = ${userId} AND d.updated_at = ${timestamp}`),
+        ])
+      )[0]
+    : [await db.get<BlockRecord | undefined>(update)];
   if (record) return presentBlock(record);
   throw await explainRefusedUpdate(db, userId, id, input);
 }
@@ -188,6 +204,8 @@ export async function deleteBlock(db: Database, userId: string, id: string): Pro
 
 /** Upper bound on the blocks one duplicate copies. */
 export const DUPLICATE_MAX_BLOCKS = 10_000;
+/** Upper bound on the levels a duplicate follows (a bound on the recursion, whatever links it meets). */
+const DUPLICATE_MAX_DEPTH = 1_000;
 
 interface SubtreeNode {
   id: string;
@@ -212,13 +230,15 @@ export async function duplicateBlock(
   options: { includeChildren: boolean },
 ): Promise<{ block: Block; copied: number }> {
   // Rows travel through the recursion (no join back by id: that scans the table).
-  const nodes = await db.all<SubtreeNode>(sql`
+  const found = await db.all<SubtreeNode>(sql`
     WITH RECURSIVE tree AS (
       SELECT b.id, b.parent_id, b.database_id, b.position, 0 AS depth FROM blocks b
       WHERE b.id = ${id} AND ${visibleTo(userId)}
       UNION
-      SELECT c.id, c.parent_id, c.database_id, c.position, tree.depth + 1 FROM blocks c JOIN tree ON c.parent_id = tree.id
+      SELECT c.id, c.parent_id, c.database_id, c.position, tree.depth + 1 FROM blocks c
+      JOIN tree ON c.parent_id = tree.id OR c.database_id = tree.id
       WHERE ${options.includeChildren ? sql`1` : sql`0`} AND ${visibleTo(userId, "c")} AND ${isActive("c")}
+        AND tree.depth < ${DUPLICATE_MAX_DEPTH}
     )
     SELECT tree.*,
       CASE WHEN tree.depth = 0 THEN (SELECT min(s.position) FROM blocks s
@@ -228,6 +248,9 @@ export async function duplicateBlock(
     FROM tree
     ORDER BY tree.depth
     LIMIT ${DUPLICATE_MAX_BLOCKS + 1}`);
+  // A row reached both as a child and as a row of a copied database appears twice: keep the first.
+  const seen = new Set<string>();
+  const nodes = found.filter((node) => !seen.has(node.id) && seen.add(node.id));
   const root = nodes[0];
   if (root?.depth !== 0) throw blockNotFound(id);
   if (nodes.length > DUPLICATE_MAX_BLOCKS) {
@@ -249,15 +272,25 @@ export async function duplicateBlock(
     position: node.depth === 0 ? rootPosition : node.position,
   }));
   const timestamp = now();
-  const inserted = await db.all<BlockRecord>(sql`
+  const copiesJson = JSON.stringify(copies);
+  // One atomic batch: the blocks, then the schema records of copied databases. Property ids
+  // are kept (they are unique per database), so copied rows' values stay valid.
+  const [inserted] = await batchAll<[BlockRecord, unknown]>(db, [
+    sql`
     INSERT INTO blocks (id, type, parent_id, database_id, teamspace_id, properties, content, position,
       archived, in_trash, created_by, last_edited_by, created_at, updated_at)
     SELECT copy.value ->> '$.id', b.type, copy.value ->> '$.parent_id', copy.value ->> '$.database_id',
       b.teamspace_id, b.properties, b.content, copy.value ->> '$.position',
       0, 0, ${userId}, ${userId}, ${timestamp}, ${timestamp}
-    FROM json_each(${JSON.stringify(copies)}) AS copy
+    FROM json_each(${copiesJson}) AS copy
     JOIN blocks b ON b.id = copy.value ->> '$.source_id'
-    RETURNING *`);
+    RETURNING *`,
+    sql`
+    INSERT INTO database_properties (id, database_id, name, type, options, position, created_at, updated_at)
+    SELECT p.id, copy.value ->> '$.id', p.name, p.type, p.options, p.position, ${timestamp}, ${timestamp}
+    FROM json_each(${copiesJson}) AS copy
+    JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'`,
+  ]);
   const rootCopy = inserted.find((record) => record.id === copyIds.get(root.id));
   if (!rootCopy) throw blockNotFound(id);
   return { block: presentBlock(rootCopy), copied: inserted.length };

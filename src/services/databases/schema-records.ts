@@ -34,19 +34,20 @@ export const presentProperty = (record: PropertyRecord): PropertyDefinition => (
 });
 
 /**
- * Inserts for the default columns of a new database, guarded so that they only
- * land when this same batch created the database block (same owner and
- * timestamp) and it has no schema yet. Run in the batch that inserts the block.
+ * Inserts for the default columns of a database, to run in the batch that just
+ * wrote the database block: they land only when `justWritten` holds for that
+ * block (alias `d`: this caller, this timestamp), it is a database with no
+ * schema records and no inline schema. So a refused or no-op write adds nothing.
  */
-export function defaultSchemaInserts(databaseId: string, userId: string, createdAt: string): SQL {
+export function defaultSchemaInserts(databaseId: string, timestamp: string, justWritten: SQL): SQL {
   const rows = DEFAULT_PROPERTIES.map((property, position) => ({ id: newPropertyId(), ...property, position }));
   return sql`
     INSERT INTO database_properties (id, database_id, name, type, options, position, created_at, updated_at)
     SELECT p.value ->> '$.id', ${databaseId}, p.value ->> '$.name', p.value ->> '$.type', '[]',
-      p.value ->> '$.position', ${createdAt}, ${createdAt}
+      p.value ->> '$.position', ${timestamp}, ${timestamp}
     FROM json_each(${JSON.stringify(rows)}) AS p
-    WHERE EXISTS (SELECT 1 FROM blocks WHERE id = ${databaseId} AND type = 'database'
-        AND created_by = ${userId} AND created_at = ${createdAt})
+    WHERE EXISTS (SELECT 1 FROM blocks d WHERE d.id = ${databaseId} AND d.type = 'database'
+        AND json_type(d.properties, '$.schema') IS NULL AND ${justWritten})
       AND NOT EXISTS (SELECT 1 FROM database_properties WHERE database_id = ${databaseId})
     RETURNING id`;
 }
@@ -84,6 +85,8 @@ const isPropertyType = (value: unknown): value is PropertyType =>
  * Entries that are not property definitions are skipped, never guessed.
  */
 export function parseInlineSchema(inline: unknown): PropertyDefinition[] {
+  const seenIds = new Set<string>();
+  const seenNames = new Set<string>();
   const entries: [string | undefined, unknown][] = Array.isArray(inline)
     ? inline.map((entry) => [undefined, entry])
     : inline && typeof inline === "object"
@@ -97,7 +100,10 @@ export function parseInlineSchema(inline: unknown): PropertyDefinition[] {
     if (!isPropertyType(type)) continue;
     const id = typeof entry.id === "string" ? entry.id : key;
     const name = typeof entry.name === "string" ? entry.name : key;
-    if (!id || !name) continue;
+    // Ids and names must identify one property each; a repeated one is skipped, not guessed.
+    if (!id || !name || seenIds.has(id) || seenNames.has(name.toLowerCase())) continue;
+    seenIds.add(id);
+    seenNames.add(name.toLowerCase());
     properties.push({ id, name, type, options: parseLegacyOptions(entry.options), position: properties.length });
   }
   return properties;
