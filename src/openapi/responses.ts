@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { ErrorSchema } from "../lib/errors";
 
 const errorResponse = (description: string) => ({
@@ -45,3 +46,15 @@ export const paginationHeaders = {
     description: "More pages follow",
   },
 };
+
+/** Sets the headers of `paginationHeaders` on a listing response. */
+export function setPaginationHeaders(
+  c: Context,
+  page: { total: number | null; hasMore: boolean },
+  window: { limit: number; offset: number },
+): void {
+  if (page.total !== null) c.header("X-Total-Count", String(page.total));
+  c.header("X-Pagination-Limit", String(window.limit));
+  c.header("X-Pagination-Offset", String(window.offset));
+  c.header("X-Has-More", String(page.hasMore));
+}

@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
 import { eitherSpelling } from "../../lib/spellings";
+import { setPaginationHeaders } from "../../openapi/responses";
 import {
   createBlock,
   deleteBlock,
@@ -39,10 +40,7 @@ export const list: Handler<"list"> = async (c) => {
     sortBy: query.sortBy,
     sortOrder: query.sortOrder ?? "desc",
   });
-  if (page.total !== null) c.header("X-Total-Count", String(page.total));
-  c.header("X-Pagination-Limit", String(limit));
-  c.header("X-Pagination-Offset", String(offset));
-  c.header("X-Has-More", String(page.hasMore));
+  setPaginationHeaders(c, page, { limit, offset });
   return c.json(page.blocks, 200);
 };
 

@@ -1,5 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../lib/context";
+import { setPaginationHeaders } from "../../openapi/responses";
 import { queryRows as runRowQuery } from "../../services/databases/row-query";
 import { presentRow } from "../../services/databases/rows";
 import * as commands from "../../services/databases/schema-commands";
@@ -55,8 +56,7 @@ export const queryRows: Handler<"queryRows"> = async (c) => {
     limit: body.limit ?? 50,
     offset: body.offset ?? 0,
   });
-  c.header("X-Total-Count", String(page.total));
-  c.header("X-Has-More", String(page.hasMore));
+  setPaginationHeaders(c, page, { limit: body.limit ?? 50, offset: body.offset ?? 0 });
   return c.json(
     page.records.map((record) => presentRow(schema, record)),
     200,

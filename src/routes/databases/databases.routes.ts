@@ -5,6 +5,7 @@ import {
   conflictResponse,
   jsonBody,
   jsonContent,
+  paginationHeaders,
   SuccessSchema,
 } from "../../openapi/responses";
 import {
@@ -113,13 +114,7 @@ export const queryRows = createRoute({
   responses: {
     200: {
       ...jsonContent(z.array(RowSchema), "Matching active rows"),
-      headers: {
-        "X-Total-Count": { schema: { type: "integer" as const }, description: "Number of matching rows" },
-        "X-Has-More": {
-          schema: { type: "string" as const, enum: ["true", "false"] },
-          description: "More pages follow",
-        },
-      },
+      headers: paginationHeaders,
     },
     ...authenticatedErrors,
   },

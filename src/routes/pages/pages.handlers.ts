@@ -1,6 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../lib/context";
 import { eitherSpelling } from "../../lib/spellings";
+import { setPaginationHeaders } from "../../openapi/responses";
 import { exportBatch as buildZip, contentDisposition, exportPage } from "../../services/exports/export";
 import { createPage, deletePage, getPage, listPages, updatePage } from "../../services/pages/pages";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "../blocks/blocks.schemas";
@@ -22,10 +23,7 @@ export const list: Handler<"list"> = async (c) => {
     limit,
     offset,
   });
-  if (page.total !== null) c.header("X-Total-Count", String(page.total));
-  c.header("X-Pagination-Limit", String(limit));
-  c.header("X-Pagination-Offset", String(offset));
-  c.header("X-Has-More", String(page.hasMore));
+  setPaginationHeaders(c, page, { limit, offset });
   return c.json(page.summaries, 200);
 };
 

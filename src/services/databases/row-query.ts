@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { Database } from "../../db/client";
 import { badRequest } from "../../lib/errors";
+import { TOTAL_COUNT_CAP } from "../blocks/queries";
 import type { BlockRecord } from "../blocks/record";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { IsoDateOrDateTime } from "./date-value";
@@ -253,7 +254,7 @@ export async function queryRows(
   userId: string,
   schema: DatabaseSchema,
   query: RowQuery,
-): Promise<{ records: BlockRecord[]; total: number; hasMore: boolean }> {
+): Promise<{ records: BlockRecord[]; total: number | null; hasMore: boolean }> {
   const conditions = [
     sql`b.database_id = ${schema.databaseId}`,
     sql`b.type = 'database_row'`,
@@ -272,11 +273,12 @@ export async function queryRows(
   );
   const [records, counts] = await batchAll<[BlockRecord, { total: number }]>(db, [
     sql`SELECT b.* FROM blocks b WHERE ${where} ORDER BY ${order} LIMIT ${query.limit + 1} OFFSET ${query.offset}`,
-    sql`SELECT count(*) AS total FROM blocks b WHERE ${where}`,
+    sql`SELECT count(*) AS total FROM (SELECT 1 FROM blocks b WHERE ${where} LIMIT ${TOTAL_COUNT_CAP + 1})`,
   ]);
+  const total = counts[0]?.total ?? 0;
   return {
     records: records.slice(0, query.limit),
-    total: counts[0]?.total ?? 0,
+    total: total > TOTAL_COUNT_CAP ? null : total,
     hasMore: records.length > query.limit,
   };
 }

@@ -73,6 +73,22 @@ describe("row writes and queries at the edges", () => {
     expect(res.body.map((row) => row.id)).toEqual([tagged]);
   });
 
+  it("pages a row query with the same headers as the other listings", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user, { properties: [] });
+    const rows = [
+      await createRow(user, database.id, {}, { title: "one" }),
+      await createRow(user, database.id, {}, { title: "two" }),
+    ];
+    const res = await queryRows(user, database.id, { limit: 1, offset: 1 });
+    expect(res.status).toBe(200);
+    expect(res.body.map((row) => row.id)).toEqual([rows[1]?.id]);
+    expect(res.headers.get("X-Total-Count")).toBe("2");
+    expect(res.headers.get("X-Pagination-Limit")).toBe("1");
+    expect(res.headers.get("X-Pagination-Offset")).toBe("1");
+    expect(res.headers.get("X-Has-More")).toBe("false");
+  });
+
   it("refuses date filter values that are not ISO dates", async () => {
     const user = await createUser();
     const database = await createDatabase(user, { properties: [{ name: "Due", type: "date" }] });
