@@ -208,14 +208,47 @@ export async function updateView(
     visible_properties:
       change.visible_properties !== undefined ? change.visible_properties : current.visible_properties,
   });
+  // Only columns this change sets (or whose value the type change clears) are written, so
+  // concurrent changes to different settings of one view do not undo each other.
+  const asText = (value: unknown) => (value === null ? null : JSON.stringify(value));
+  const columns: [column: string, given: boolean, next: unknown, stored: unknown][] = [
+    ["name", change.name !== undefined, change.name ?? current.name, current.name],
+    ["view_type", change.view_type !== undefined, type, current.view_type],
+    ["date_property", change.date_property !== undefined, resolved.date_property, current.date_property],
+    [
+      "start_date_property",
+      change.start_date_property !== undefined,
+      resolved.start_date_property,
+      current.start_date_property,
+    ],
+    [
+      "end_date_property",
+      change.end_date_property !== undefined,
+      resolved.end_date_property,
+      current.end_date_property,
+    ],
+    ["timeline_scale", change.timeline_scale !== undefined, resolved.timeline_scale, current.timeline_scale],
+    ["filters", change.filters !== undefined, asText(resolved.filters), asText(current.filters)],
+    ["sorts", change.sorts !== undefined, asText(resolved.sorts), asText(current.sorts)],
+    [
+      "visible_properties",
+      change.visible_properties !== undefined,
+      asText(resolved.visible_properties),
+      asText(current.visible_properties),
+    ],
+    [
+      "position",
+      change.position !== undefined,
+      change.position !== undefined ? change.position : current.position,
+      current.position,
+    ],
+  ];
+  const assignments = columns
+    .filter(([, given, next, stored]) => given || next !== stored)
+    .map(([column, , next]) => sql`${sql.raw(column)} = ${next}`);
+  assignments.push(sql`updated_at = ${new Date().toISOString()}`);
   const record = await db.get<ViewRecord | undefined>(sql`
-    UPDATE database_views AS v SET name = ${change.name ?? current.name}, view_type = ${type},
-      date_property = ${resolved.date_property}, start_date_property = ${resolved.start_date_property},
-      end_date_property = ${resolved.end_date_property}, timeline_scale = ${resolved.timeline_scale},
-      filters = ${JSON.stringify(resolved.filters)}, sorts = ${JSON.stringify(resolved.sorts)},
-      visible_properties = ${resolved.visible_properties === null ? null : JSON.stringify(resolved.visible_properties)},
-      position = ${change.position !== undefined ? change.position : current.position},
-      updated_at = ${new Date().toISOString()}
+    UPDATE database_views AS v SET ${sql.join(assignments, sql`, `)}
     WHERE v.id = ${viewId} AND ${visibleView(userId)}
     RETURNING *`);
   if (!record) throw viewNotFound(viewId);

@@ -68,6 +68,19 @@ describe("PATCH /api/database-views/view/{view_id}", () => {
     expect(await storedView(id)).toMatchObject({ visible_properties: null, filters: [], position: null });
   });
 
+  it("concurrent changes to different settings both land", async () => {
+    const user = await createUser();
+    const { id } = await setupViewTarget(user);
+    const results = await Promise.all([
+      patchView(user, id, { name: "Renamed" }),
+      patchView(user, id, { position: 3 }),
+      patchView(user, id, { sorts: [{ property: "Due", direction: "asc" }] }),
+    ]);
+    expect(results.map((res) => res.status)).toEqual([200, 200, 200]);
+    expect(await storedView(id)).toMatchObject({ name: "Renamed", position: 3 });
+    expect((await storedView(id))?.sorts).toHaveLength(1);
+  });
+
   it("changes a calendar's date property", async () => {
     const user = await createUser();
     const { id, database } = await setupViewTarget(user);
