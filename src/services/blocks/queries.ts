@@ -62,6 +62,8 @@ export async function getHierarchy(db: Database, userId: string, id: string, dep
       SELECT b.*, tree.depth + 1 FROM tree
       JOIN blocks b ON b.parent_id = tree.id
       WHERE tree.depth < ${depth} AND ${visibleTo(userId)} AND ${isActive()}
+      -- Inside the recursion, so a huge subtree is cut as it is walked (breadth-first), not after.
+      LIMIT ${HIERARCHY_MAX_NODES + 1}
     )
     SELECT * FROM tree
     ORDER BY depth ASC, position ASC NULLS LAST, created_at ASC, seq ASC

@@ -1,6 +1,7 @@
 import type { Database } from "../../db/client";
 import { badRequest } from "../../lib/errors";
 import { validateContent } from "../content/editor-content";
+import type { DatabaseSchema } from "../databases/property-types";
 import { normalizeRowProperties } from "../databases/row-values";
 import { loadDatabaseSchema } from "../databases/schema-records";
 
@@ -20,6 +21,8 @@ export interface TypedFields {
 export interface NormalizedFields {
   properties?: Record<string, unknown>;
   content?: unknown;
+  /** A row's database schema, as loaded to validate it (reused to present the row). */
+  schema?: DatabaseSchema;
   /**
    * True for rows: each given property value replaces the stored one whole
    * (a date object is one value), instead of being deep-merged into it.
@@ -50,12 +53,13 @@ export async function normalizeTypedFields(
 ): Promise<NormalizedFields> {
   let properties = fields.properties;
   let content = fields.content;
+  let schema: DatabaseSchema | undefined;
   const isRow = target.type === "database_row";
   if (isRow) {
     if (!target.databaseId) {
       throw badRequest("A database_row needs database_id: the id of its database block", { field: "database_id" });
     }
-    const schema = await loadDatabaseSchema(db, userId, target.databaseId);
+    schema = await loadDatabaseSchema(db, userId, target.databaseId);
     if (properties !== undefined) properties = normalizeRowProperties(schema, properties);
     if (fields.title !== undefined) {
       const titleProperty = schema.properties.find((property) => property.type === "title");
@@ -68,5 +72,5 @@ export async function normalizeTypedFields(
   if (content !== undefined && content !== null && PAGE_LIKE_TYPES.has(target.type)) {
     content = validateContent(content);
   }
-  return { properties, content, ...(isRow ? { replacePropertyValues: true } : {}) };
+  return { properties, content, ...(isRow ? { replacePropertyValues: true, schema } : {}) };
 }

@@ -55,8 +55,8 @@ export async function pageTitle(db: Database, userId: string, block: Block): Pro
   return titleText(titleProperty ? block.properties[titleProperty.id] : block.properties.title);
 }
 
-async function presentPage(db: Database, userId: string, block: Block): Promise<Page> {
-  const schema = await schemaForRow(db, userId, block);
+async function presentPage(db: Database, userId: string, block: Block, known?: DatabaseSchema): Promise<Page> {
+  const schema = known ?? (await schemaForRow(db, userId, block));
   return schema ? { ...block, properties_by_name: propertiesByName(schema, block.properties, block) } : block;
 }
 
@@ -196,7 +196,7 @@ export async function createPage(db: Database, userId: string, input: CreatePage
     teamspaceId: null,
     content: fields.content,
   });
-  return presentPage(db, userId, block);
+  return presentPage(db, userId, block, fields.schema);
 }
 
 export interface UpdatePageInput {
@@ -222,7 +222,7 @@ export async function updatePage(db: Database, userId: string, id: string, input
     { properties: input.properties, title: input.title, content: bodyContent(input) },
   );
   const block = await updateBlock(db, userId, id, fields);
-  return presentPage(db, userId, block);
+  return presentPage(db, userId, block, fields.schema);
 }
 
 /** Trash by default; `permanent` deletes the page and its subtree for good. */

@@ -89,6 +89,22 @@ describe("row writes and queries at the edges", () => {
     expect(res.headers.get("X-Has-More")).toBe("false");
   });
 
+  it("loads a row's schema once per page write: POST in 2 round trips, PUT in 3", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user, { properties: [{ name: "Notes", type: "text" }] });
+    const created = await api<{ id: string }>(PAGES, {
+      method: "POST",
+      auth: user,
+      body: { type: "database_row", database_id: database.id, title: "Counted" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.queryRoundTrips).toBe(2); // schema, insert
+    const updated = await putPage(user, created.body.id, { properties: { Notes: "n" } });
+    expect(updated.status).toBe(200);
+    expect(updated.queryRoundTrips).toBe(3); // the row, its schema, the update
+    expect(updated.body.properties_by_name).toMatchObject({ title: "Counted", Notes: "n" });
+  });
+
   it("refuses date filter values that are not ISO dates", async () => {
     const user = await createUser();
     const database = await createDatabase(user, { properties: [{ name: "Due", type: "date" }] });
