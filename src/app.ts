@@ -82,5 +82,3 @@ export function createApp() {
 
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

@@ -30,8 +30,3 @@ export function rememberKeyOwner(keyHash: string, userId: string | null): void {
   if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
   entries.set(keyHash, { userId, expiresAt: Date.now() + KEY_CACHE_TTL_MS });
 }
-
-/** Forgets a key at once in this isolate (on revocation). */
-export function forgetKey(keyHash: string): void {
-  entries.delete(keyHash);
-}

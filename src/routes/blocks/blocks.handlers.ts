@@ -3,22 +3,15 @@ import type { AppEnv } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
 import { eitherSpelling } from "../../lib/spellings";
 import { setPaginationHeaders } from "../../openapi/responses";
+import { createBlock, deleteBlock, duplicateBlock, updateBlock } from "../../services/blocks/commands";
 import {
-  createBlock,
-  deleteBlock,
-  duplicateBlock,
-  refuseInternalType,
-  updateBlock,
-} from "../../services/blocks/commands";
-import {
-  findVisibleBlock,
   getActiveBlock,
   getHierarchy,
   HIERARCHY_DEFAULT_DEPTH,
   listBlocks,
   listChildren,
 } from "../../services/blocks/queries";
-import { normalizeTypedFields } from "../../services/blocks/typed-fields";
+import { normalizeBlockChange, normalizeTypedFields } from "../../services/blocks/typed-fields";
 import type * as routes from "./blocks.routes";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "./blocks.schemas";
 
@@ -70,34 +63,10 @@ export const get: Handler<"get"> = async (c) => {
   return c.json(await getActiveBlock(c.var.db, c.var.user.id, c.req.valid("param").id), 200);
 };
 
-/**
- * Validates type-dependent fields of a change against the block as it will be:
- * a row's properties against its database's schema, a page's content as editor
- * items. Reads the stored block first only when the change touches them.
- */
-async function normalizeChange(
-  c: Parameters<Handler<"update">>[0],
-  id: string,
-  change: { type?: string; databaseId?: string | null; properties?: Record<string, unknown>; content?: unknown },
-) {
-  if (change.properties === undefined && change.content === undefined && change.type === undefined) return change;
-  refuseInternalType(change.type);
-  const stored = await findVisibleBlock(c.var.db, c.var.user.id, id);
-  const target = {
-    type: change.type ?? stored.type,
-    databaseId: change.databaseId !== undefined ? change.databaseId : stored.database_id,
-  };
-  return {
-    ...change,
-    ...(await normalizeTypedFields(c.var.db, c.var.user.id, target, change)),
-    becomesDatabase: target.type === "database" && stored.type !== "database",
-  };
-}
-
 export const update: Handler<"update"> = async (c) => {
   const body = c.req.valid("json");
   const id = c.req.valid("param").id;
-  const change = await normalizeChange(c, id, {
+  const change = await normalizeBlockChange(c.var.db, c.var.user.id, id, {
     type: body.type,
     databaseId: eitherSpelling(body, "database_id", "databaseId"),
     properties: body.properties,
@@ -141,7 +110,10 @@ export const duplicate: Handler<"duplicate"> = async (c) => {
 export const convert: Handler<"convert"> = async (c) => {
   const body = c.req.valid("json");
   const id = c.req.valid("param").id;
-  const change = await normalizeChange(c, id, { type: body.type, properties: body.properties });
+  const change = await normalizeBlockChange(c.var.db, c.var.user.id, id, {
+    type: body.type,
+    properties: body.properties,
+  });
   return c.json(await updateBlock(c.var.db, c.var.user.id, id, change), 200);
 };
 

@@ -4,6 +4,9 @@ import { validateContent } from "../content/editor-content";
 import type { DatabaseSchema } from "../databases/property-types";
 import { normalizeRowProperties } from "../databases/row-values";
 import { loadDatabaseSchema } from "../databases/schema-records";
+import { refuseInternalType } from "./commands";
+import { findVisibleBlock } from "./queries";
+import type { Block } from "./record";
 
 /** Pages, databases and rows: blocks whose `content` is a body of editor items. */
 export const PAGE_LIKE_TYPES: ReadonlySet<string> = new Set(["page", "database", "database_row"]);
@@ -73,4 +76,40 @@ export async function normalizeTypedFields(
     content = validateContent(content);
   }
   return { properties, content, ...(isRow ? { replacePropertyValues: true, schema } : {}) };
+}
+
+export interface BlockChange {
+  type?: string;
+  databaseId?: string | null;
+  properties?: Record<string, unknown>;
+  content?: unknown;
+  title?: string;
+}
+
+/**
+ * Validates the type-dependent fields of a change to a stored block against the
+ * block as it will be (its new or current type and database). Reads the stored
+ * block, unless given, only when the change touches those fields.
+ */
+export async function normalizeBlockChange(
+  db: Database,
+  userId: string,
+  id: string,
+  { title, ...change }: BlockChange,
+  known?: Block,
+): Promise<Omit<BlockChange, "title"> & NormalizedFields & { becomesDatabase?: boolean }> {
+  const touched =
+    change.properties !== undefined || change.content !== undefined || change.type !== undefined || title !== undefined;
+  if (!touched) return change;
+  refuseInternalType(change.type);
+  const stored = known ?? (await findVisibleBlock(db, userId, id));
+  const target = {
+    type: change.type ?? stored.type,
+    databaseId: change.databaseId !== undefined ? change.databaseId : stored.database_id,
+  };
+  return {
+    ...change,
+    ...(await normalizeTypedFields(db, userId, target, { ...change, title })),
+    becomesDatabase: target.type === "database" && stored.type !== "database",
+  };
 }

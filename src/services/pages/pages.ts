@@ -5,7 +5,7 @@ import { ApiError, badRequest } from "../../lib/errors";
 import { createBlock, deleteBlock, updateBlock } from "../blocks/commands";
 import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
 import type { Block } from "../blocks/record";
-import { normalizeTypedFields, PAGE_LIKE_TYPES } from "../blocks/typed-fields";
+import { normalizeBlockChange, normalizeTypedFields, PAGE_LIKE_TYPES } from "../blocks/typed-fields";
 import { visibleTo } from "../blocks/visibility";
 import { markdownToContent } from "../content/markdown";
 import type { DatabaseSchema } from "../databases/property-types";
@@ -215,11 +215,12 @@ export interface UpdatePageInput {
  */
 export async function updatePage(db: Database, userId: string, id: string, input: UpdatePageInput): Promise<Page> {
   const stored = assertPageLike(await findVisibleBlock(db, userId, id));
-  const fields = await normalizeTypedFields(
+  const fields = await normalizeBlockChange(
     db,
     userId,
-    { type: stored.type, databaseId: stored.database_id },
+    id,
     { properties: input.properties, title: input.title, content: bodyContent(input) },
+    stored,
   );
   const block = await updateBlock(db, userId, id, fields);
   return presentPage(db, userId, block, fields.schema);
