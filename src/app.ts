@@ -1,13 +1,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
-import { requireUser } from "./auth/middleware";
-import { createDatabase } from "./db/client";
-import { meterD1, type RoundTripMeter, serverTimingValue } from "./db/round-trips";
-import type { AppEnv } from "./lib/context";
-import { ApiError, type ErrorBody } from "./lib/errors";
+import { serverTimingValue } from "./db/round-trips";
+import { type AppEnv, createContext } from "./lib/context";
+import { ApiError, type ErrorBody, type ErrorCode } from "./lib/errors";
 import { findAllowedMethods } from "./lib/method-not-allowed";
+import { PAGINATION_HEADER_NAMES } from "./lib/pagination";
 import { validationHook } from "./openapi/validation";
 import { blocksRouter } from "./routes/blocks/blocks.index";
 import { databaseViewsRouter } from "./routes/database-views/database-views.index";
@@ -16,40 +14,45 @@ import { registerDocumentation } from "./routes/documentation/documentation.inde
 import { pagesRouter } from "./routes/pages/pages.index";
 import { systemRouter } from "./routes/system/system.index";
 
-/** Request bodies above this are refused with 413 before they are read. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+/** A caller's X-Request-Id is echoed when it looks like an id; anything else is replaced. */
+const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/** Codes for Hono's own refusals (malformed JSON, a wrong Content-Type, ...). */
+function codeForHonoStatus(status: number, message: string): ErrorCode {
+  if (status === 413) return "payload_too_large";
+  if (status === 415) return "unsupported_media_type";
+  if (status === 401) return "unauthorized";
+  if (status === 404) return "not_found";
+  return /json/i.test(message) ? "malformed_json" : "validation_failed";
+}
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  // Per-request services: one metered D1 handle, so every route reports its round trips.
+  // The request context (actor, metered D1, bindings, clock, request id) and the
+  // headers every response carries. Access is not decided here: each route
+  // declares its own (see openapi/define-route.ts).
   app.use("*", async (c, next) => {
-    const meter: RoundTripMeter = { count: 0, milliseconds: 0 };
-    c.set("meter", meter);
-    c.set("db", createDatabase(meterD1(c.env.DB, meter)));
+    const incoming = c.req.header("X-Request-Id");
+    const requestId = incoming && WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const ctx = createContext({
+      env: c.env,
+      requestId,
+      waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+      signal: c.req.raw.signal,
+    });
+    c.set("ctx", ctx);
     await next();
-    c.res.headers.append("Server-Timing", serverTimingValue(meter));
+    c.res.headers.set("X-Request-Id", requestId);
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
+    c.res.headers.append("Server-Timing", serverTimingValue(ctx.meter));
     const authSource = c.get("authSource");
     if (authSource) c.res.headers.append("Server-Timing", `auth;desc="${authSource}"`);
   });
   app.use(
-    "/api/*",
-    cors({ origin: "*", exposeHeaders: ["X-Total-Count", "X-Pagination-Limit", "X-Pagination-Offset", "X-Has-More"] }),
+    "*",
+    cors({ origin: "*", exposeHeaders: [...PAGINATION_HEADER_NAMES, "X-Request-Id", "X-Hierarchy-Truncated"] }),
   );
-  app.use(
-    "/api/*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError(413, "Request body too large", { max_bytes: MAX_BODY_BYTES });
-      },
-    }),
-  );
-  app.use("/api/v1/*", requireUser);
-  app.use("/api/database-views/*", requireUser);
-  // Unversioned creation aliases named by the contract.
-  app.use("/api/blocks", requireUser);
-  app.use("/api/pages", requireUser);
 
   app.route("/", systemRouter);
   app.route("/", blocksRouter);
@@ -62,9 +65,15 @@ export function createApp() {
     const allowed = findAllowedMethods(app.routes, c.req.path);
     if (allowed.length > 0) {
       c.header("Allow", allowed.join(", "));
-      return c.json<ErrorBody>({ error: `Method ${c.req.method} not allowed`, details: { allowed } }, 405);
+      return c.json<ErrorBody>(
+        { error: `Method ${c.req.method} not allowed`, code: "method_not_allowed", details: { allowed } },
+        405,
+      );
     }
-    return c.json<ErrorBody>({ error: "Route not found", details: { method: c.req.method, path: c.req.path } }, 404);
+    return c.json<ErrorBody>(
+      { error: "Route not found", code: "not_found", details: { method: c.req.method, path: c.req.path } },
+      404,
+    );
   });
 
   app.onError((error, c) => {
@@ -74,10 +83,20 @@ export function createApp() {
     }
     if (error instanceof HTTPException && error.status < 500) {
       // Hono's own refusals, such as malformed JSON in a request body.
-      return c.json<ErrorBody>({ error: error.message || "Invalid request" }, error.status);
+      const message = error.message || "Invalid request";
+      return c.json<ErrorBody>({ error: message, code: codeForHonoStatus(error.status, message) }, error.status);
     }
-    console.error(`Unhandled error on ${c.req.method} ${c.req.path}:`, error);
-    return c.json<ErrorBody>({ error: "Internal server error" }, 500);
+    const requestId = c.get("ctx")?.requestId;
+    console.error(
+      JSON.stringify({
+        level: "error",
+        request_id: requestId,
+        method: c.req.method,
+        path: c.req.path,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
+    );
+    return c.json<ErrorBody>({ error: "Internal server error", code: "internal" }, 500);
   });
 
   return app;

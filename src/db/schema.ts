@@ -55,10 +55,17 @@ export const blocks = sqliteTable(
     lastEditedBy: text("last_edited_by"),
     createdAt: text("created_at").notNull().default(nowIso),
     updatedAt: text("updated_at").notNull().default(nowIso),
+    /**
+     * Databases: incremented by every schema change. Row and view writes validated
+     * against a schema apply only while its version holds (see services/databases).
+     */
+    schemaVersion: integer("schema_version").notNull().default(0),
   },
   (table) => [
     index("blocks_parent_position_idx").on(table.parentId, table.position),
     index("blocks_database_idx").on(table.databaseId),
+    // A database's rows in their default order (the rowid, seq, breaks ties): exports read it by keyset.
+    index("blocks_database_position_idx").on(table.databaseId, table.position),
     index("blocks_owner_updated_idx").on(table.createdBy, table.updatedAt),
     index("blocks_owner_created_idx").on(table.createdBy, table.createdAt),
     // Covers the listing's bounded count (owner, state, type) without reading rows.
@@ -82,6 +89,8 @@ export const databaseProperties = sqliteTable(
       .notNull()
       .references(() => blocks.id, { onDelete: "cascade", onUpdate: "cascade" }),
     name: text("name").notNull(),
+    /** The name case-folded: names are unique per database whatever their case. */
+    nameKey: text("name_key").notNull(),
     type: text("type").notNull(),
     /** Select-like options, JSON `[{id, name, color}]`. */
     options: text("options").notNull().default("[]"),
@@ -92,6 +101,7 @@ export const databaseProperties = sqliteTable(
   (table) => [
     primaryKey({ columns: [table.databaseId, table.id] }),
     uniqueIndex("database_properties_name_idx").on(table.databaseId, table.name),
+    uniqueIndex("database_properties_name_key_idx").on(table.databaseId, table.nameKey),
     index("database_properties_position_idx").on(table.databaseId, table.position),
   ],
 );
@@ -118,6 +128,8 @@ export const databaseViews = sqliteTable(
     createdBy: text("created_by"),
     createdAt: text("created_at").notNull().default(nowIso),
     updatedAt: text("updated_at").notNull().default(nowIso),
+    /** Incremented by every update: an update validated against one version applies only to it. */
+    version: integer("version").notNull().default(0),
   },
   (table) => [index("database_views_database_idx").on(table.databaseId, table.position)],
 );

@@ -1,21 +1,101 @@
-import type { Database } from "../db/client";
-import type { RoundTripMeter } from "../db/round-trips";
+import { createDatabase, type Database } from "../db/client";
+import { meterD1, type RoundTripMeter } from "../db/round-trips";
 
-/** The caller of an authenticated request. */
-export interface AuthUser {
-  id: string;
-  /** How the caller proved who they are. API-key management accepts only `session`. */
-  via: "api_key" | "session";
+/** How an actor proved who they are; `system` is work started by the service itself (Cron, alarms). */
+export type AuthMethod = "api_key" | "session" | "system";
+
+/** Who a piece of work acts for. */
+export interface Actor {
+  userId: string;
+  via: AuthMethod;
+  /** The API key's id when `via` is `api_key`, else null. */
+  apiKeyId: string | null;
 }
 
-/** Hono environment of every route: bindings plus per-request services on `c.var`. */
+/**
+ * Everything a service needs to do its work, built once per request by the
+ * platform middleware, or by a Cron handler, Durable Object or queue consumer
+ * with `backgroundContext`. Services take this instead of loose (db, userId) pairs.
+ */
+export interface RequestContext {
+  /** Null on open routes and before authentication. */
+  actor: Actor | null;
+  /** D1, metered: every round trip is counted for `Server-Timing`. */
+  db: Database;
+  meter: RoundTripMeter;
+  env: Env;
+  /** Work that may finish after the response (never needed for correctness). */
+  waitUntil(promise: Promise<unknown>): void;
+  /** The clock; services read time here so a test or a replayed job can fix it. */
+  now(): Date;
+  /** Echoed in `X-Request-Id` and in every log line about this work. */
+  requestId: string;
+  /** Aborts when the client goes away (never, for background work): outbound calls follow it. */
+  signal: AbortSignal;
+}
+
+/** A context acting for an authenticated user: what user-facing services take. */
+export interface UserContext extends RequestContext {
+  actor: Actor;
+}
+
+/** Hono environment of every route: bindings plus the request context on `c.var.ctx`. */
 export interface AppEnv {
   Bindings: Env;
   Variables: {
-    db: Database;
-    meter: RoundTripMeter;
-    user: AuthUser;
+    ctx: RequestContext;
     /** How the caller was authenticated, for the Server-Timing header. */
     authSource: string;
   };
 }
+
+/** The Hono environment that the `user` and `session` access kinds give their handlers. */
+export interface AuthenticatedEnv {
+  Variables: { ctx: UserContext };
+}
+
+export interface ContextInput {
+  env: Env;
+  actor?: Actor | null;
+  requestId?: string;
+  waitUntil?: (promise: Promise<unknown>) => void;
+  signal?: AbortSignal;
+  now?: () => Date;
+}
+
+/** Builds a context; without a request it is background work: no client to abort, its own request id. */
+export function createContext(input: ContextInput): RequestContext {
+  const meter: RoundTripMeter = { count: 0, milliseconds: 0 };
+  return {
+    actor: input.actor ?? null,
+    db: createDatabase(meterD1(input.env.DB, meter)),
+    meter,
+    env: input.env,
+    waitUntil: input.waitUntil ?? ((promise) => void promise.catch(() => undefined)),
+    now: input.now ?? (() => new Date()),
+    requestId: input.requestId ?? crypto.randomUUID(),
+    signal: input.signal ?? new AbortController().signal,
+  };
+}
+
+/**
+ * The context of work with no request: a Cron Trigger, a Durable Object alarm,
+ * a queue consumer. `userId` makes it act for that user (with the same
+ * visibility rules as the user's own requests).
+ */
+export function backgroundContext(
+  env: Env,
+  execution: { waitUntil(promise: Promise<unknown>): void },
+  options: { userId?: string; requestId?: string; now?: () => Date } = {},
+): RequestContext {
+  return createContext({
+    env,
+    actor: options.userId ? { userId: options.userId, via: "system", apiKeyId: null } : null,
+    waitUntil: (promise) => execution.waitUntil(promise),
+    requestId: options.requestId,
+    now: options.now,
+  });
+}
+
+/** The same work acting for `actor`. */
+export const actingAs = (ctx: RequestContext, actor: Actor): UserContext => ({ ...ctx, actor });

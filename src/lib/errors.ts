@@ -1,11 +1,41 @@
 import { z } from "@hono/zod-openapi";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** The one error body of the API: `{error, details?}`. */
+/**
+ * Stable, machine-readable error codes, each with the one HTTP status it is
+ * sent with. Clients branch on `code`; `error` is for people and may change.
+ */
+export const ERROR_CODES = {
+  validation_failed: { status: 400, description: "The request is invalid: `details` names each problem" },
+  malformed_json: { status: 400, description: "The body is not valid JSON" },
+  unauthorized: { status: 401, description: "Missing, malformed, unknown, revoked or expired credential" },
+  forbidden: { status: 403, description: "Authenticated, but this action is not allowed to the caller" },
+  not_found: { status: 404, description: "No such object, or not visible to the caller" },
+  method_not_allowed: { status: 405, description: "The path exists, the method does not (see `Allow`)" },
+  conflict: { status: 409, description: "Conflicts with the current state (a taken id or name, a concurrent change)" },
+  payload_too_large: { status: 413, description: "The body is larger than this route accepts" },
+  unsupported_media_type: { status: 415, description: "The body's Content-Type is not one this route reads" },
+  rate_limited: { status: 429, description: "Too many requests: retry after `Retry-After` seconds" },
+  internal: { status: 500, description: "An unexpected failure; report the X-Request-Id" },
+  upstream_failed: { status: 500, description: "A third-party service failed or could not be reached" },
+  unavailable: { status: 503, description: "A capability is temporarily unavailable" },
+} as const satisfies Record<string, { status: ContentfulStatusCode; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+const CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+/** The one error body of the API: `{error, code, details?}`. */
 export const ErrorSchema = z
   .object({
-    error: z.string().openapi({ example: "Block not found" }),
-    details: z.record(z.string(), z.unknown()).optional(),
+    error: z.string().openapi({ description: "What went wrong, for people", example: "Block not found" }),
+    code: z.enum(CODE_NAMES).openapi({
+      description: `Stable machine-readable code:\n${CODE_NAMES.map((code) => `- \`${code}\` (${ERROR_CODES[code].status}): ${ERROR_CODES[code].description}`).join("\n")}`,
+      example: "not_found",
+    }),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: "Where and why, when there is more to say", example: { id: "3f1c9b7e" } }),
   })
   .openapi("Error");
 
@@ -16,26 +46,36 @@ export type ErrorBody = z.infer<typeof ErrorSchema>;
  * Handlers never build error responses by hand.
  */
 export class ApiError extends Error {
+  readonly status: ContentfulStatusCode;
+
   constructor(
-    readonly status: ContentfulStatusCode,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "ApiError";
+    this.status = ERROR_CODES[code].status;
   }
 
   get body(): ErrorBody {
-    return this.details ? { error: this.message, details: this.details } : { error: this.message };
+    return this.details
+      ? { error: this.message, code: this.code, details: this.details }
+      : { error: this.message, code: this.code };
   }
 }
 
-export const badRequest = (message: string, details?: Record<string, unknown>) => new ApiError(400, message, details);
-export const unauthorized = (message = "Missing or invalid credentials") => new ApiError(401, message);
-export const forbidden = (message: string, details?: Record<string, unknown>) => new ApiError(403, message, details);
+export const badRequest = (message: string, details?: Record<string, unknown>) =>
+  new ApiError("validation_failed", message, details);
+export const unauthorized = (message = "Missing or invalid credentials") => new ApiError("unauthorized", message);
+export const forbidden = (message: string, details?: Record<string, unknown>) =>
+  new ApiError("forbidden", message, details);
 export const notFound = (message = "Not found", details?: Record<string, unknown>) =>
-  new ApiError(404, message, details);
-export const conflict = (message: string, details?: Record<string, unknown>) => new ApiError(409, message, details);
+  new ApiError("not_found", message, details);
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new ApiError("conflict", message, details);
+export const payloadTooLarge = (maxBytes: number) =>
+  new ApiError("payload_too_large", "Request body too large", { max_bytes: maxBytes });
 
 /** Zod issues as `details` for a 400: where each problem is and what it is. */
 export function validationDetails(error: z.ZodError, source?: string): Record<string, unknown> {

@@ -55,12 +55,13 @@ export async function createView(user: TestUser, databaseId: string, body: Recor
   return res.body;
 }
 
-/** A view's record straight from D1, JSON columns parsed (null when absent). */
+/** A view's record straight from D1, JSON columns parsed (null when absent); its internal version left out. */
 export async function storedView(id: string): Promise<DatabaseView | null> {
-  const row = await env.DB.prepare("SELECT * FROM database_views WHERE id = ?")
+  const stored = await env.DB.prepare("SELECT * FROM database_views WHERE id = ?")
     .bind(id)
     .first<Record<string, unknown> & { filters: string; sorts: string; visible_properties: string | null }>();
-  if (!row) return null;
+  if (!stored) return null;
+  const { version: _version, ...row } = stored;
   return {
     ...(row as unknown as DatabaseView),
     filters: JSON.parse(row.filters),

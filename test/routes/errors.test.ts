@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "../../src/app";
+import { DEFAULT_BODY_LIMIT_BYTES as MAX_BODY_BYTES } from "../../src/openapi/define-route";
 import { api, createUser } from "../helpers/api";
 
 describe("error envelope", () => {
   it("an unknown route is a 404 {error, details}", async () => {
     const res = await api("/api/v1/nothing-here", { auth: await createUser() });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "Route not found", details: { method: "GET", path: "/api/v1/nothing-here" } });
+    expect(res.body).toEqual({
+      error: "Route not found",
+      code: "not_found",
+      details: { method: "GET", path: "/api/v1/nothing-here" },
+    });
   });
 
   it("an unknown open route is a 404 in the same envelope", async () => {
@@ -20,7 +24,11 @@ describe("error envelope", () => {
     const res = await api("/api/v1/blocks", { method: "PUT", auth: user, body: {} });
     expect(res.status).toBe(405);
     expect(res.headers.get("Allow")).toBe("GET, POST");
-    expect(res.body).toEqual({ error: "Method PUT not allowed", details: { allowed: ["GET", "POST"] } });
+    expect(res.body).toEqual({
+      error: "Method PUT not allowed",
+      code: "method_not_allowed",
+      details: { allowed: ["GET", "POST"] },
+    });
 
     const onItem = await api("/api/v1/blocks/some-id/children", { method: "DELETE", auth: user });
     expect(onItem.status).toBe(405);
@@ -30,7 +38,7 @@ describe("error envelope", () => {
   it("malformed JSON is a 400 in the envelope", async () => {
     const res = await api("/api/v1/blocks", { method: "POST", auth: await createUser(), body: '{"type": "page",' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "Malformed JSON in request body" });
+    expect(res.body).toEqual({ error: "Malformed JSON in request body", code: "malformed_json" });
   });
 
   it("a body above the size limit is a 413 and nothing is stored", async () => {
@@ -38,7 +46,11 @@ describe("error envelope", () => {
     const huge = { type: "page", properties: { title: "x".repeat(MAX_BODY_BYTES) } };
     const res = await api("/api/v1/blocks", { method: "POST", auth: user, body: huge });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ error: "Request body too large", details: { max_bytes: MAX_BODY_BYTES } });
+    expect(res.body).toEqual({
+      error: "Request body too large",
+      code: "payload_too_large",
+      details: { max_bytes: MAX_BODY_BYTES },
+    });
     const list = await api<unknown[]>("/api/v1/blocks", { auth: user });
     expect(list.body).toEqual([]);
   });
@@ -47,6 +59,6 @@ describe("error envelope", () => {
     const res = await api("/api/v1/blocks", { auth: "sr_0123456789abcdefghijklmnopqrstuvwxyzABCDEF" });
     expect(res.status).toBe(401);
     expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
-    expect(res.body).toEqual({ error: "Invalid API key" });
+    expect(res.body).toEqual({ error: "Invalid API key", code: "unauthorized" });
   });
 });

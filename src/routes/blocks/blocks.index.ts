@@ -1,10 +1,8 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../lib/context";
-import { validationHook } from "../../openapi/validation";
+import { createRouter } from "../../openapi/define-route";
 import * as handlers from "./blocks.handlers";
 import * as routes from "./blocks.routes";
 
-export const blocksRouter = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+export const blocksRouter = createRouter()
   .openapi(routes.list, handlers.list)
   .openapi(routes.create, handlers.create)
   .openapi(routes.createUnversioned, handlers.create)

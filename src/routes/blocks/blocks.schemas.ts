@@ -1,38 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
+import { PaginationQuery } from "../../lib/pagination";
 import { HIERARCHY_DEFAULT_DEPTH, HIERARCHY_MAX_DEPTH } from "../../services/blocks/queries";
 
-export const LIST_DEFAULT_LIMIT = 50;
-export const LIST_MAX_LIMIT = 100;
-
 const nullableId = z.string().min(1).max(128).nullable();
-
-export const BlockSchema = z
-  .object({
-    id: z.string(),
-    type: z.string().openapi({ description: "Editor block type, or `page`, `database`, `database_row`" }),
-    parent_id: z.string().nullable(),
-    database_id: z.string().nullable().openapi({ description: "For rows: the parent database block id" }),
-    teamspace_id: z.string().nullable(),
-    properties: z.record(z.string(), z.unknown()),
-    content: z.unknown().openapi({ description: "For pages and rows: an array of editor blocks" }),
-    position: z.number().nullable(),
-    archived: z.boolean(),
-    in_trash: z.boolean(),
-    created_by: z.string().nullable().openapi({ description: "Owner user id; null marks a shared block" }),
-    last_edited_by: z.string().nullable(),
-    created_at: z.string().openapi({ format: "date-time" }),
-    updated_at: z.string().openapi({ format: "date-time" }),
-  })
-  .openapi("Block");
-
-export type BlockTreeNode = z.infer<typeof BlockSchema> & { children: BlockTreeNode[] };
-
-export const BlockTreeSchema: z.ZodType<BlockTreeNode> = BlockSchema.extend({
-  get children() {
-    return z.array(BlockTreeSchema);
-  },
-}).openapi("BlockTree", { description: "A block with its active visible descendants nested in `children`" });
 
 export const BlockIdParams = z.object({
   id: z
@@ -71,7 +42,13 @@ export const CreateBlockBody = z
     content: content.optional(),
     position: z.number().optional().openapi({ description: "Defaults to after the last sibling" }),
   })
-  .openapi("CreateBlockRequest");
+  .openapi("CreateBlockRequest", {
+    example: {
+      type: "paragraph",
+      parent_id: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d",
+      properties: { text: "Ship on Friday." },
+    },
+  });
 
 const serverControlled = z.unknown().optional().openapi({ description: "Server-controlled: accepted and ignored" });
 
@@ -97,7 +74,7 @@ export const UpdateBlockBody = z
     updated_at: serverControlled,
     last_edited_by: serverControlled,
   })
-  .openapi("UpdateBlockRequest");
+  .openapi("UpdateBlockRequest", { example: { properties: { title: "Launch plan (final)" }, archived: false } });
 
 export const MoveBlockBody = z
   .strictObject({
@@ -107,30 +84,30 @@ export const MoveBlockBody = z
     teamspaceId: nullableId.optional(),
     position: z.number().optional(),
   })
-  .openapi("MoveBlockRequest");
+  .openapi("MoveBlockRequest", { example: { parent_id: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d", position: 2.5 } });
 
 export const ConvertBlockBody = z
   .strictObject({
     type: blockType,
     properties: properties.optional().openapi({ description: "Merged into the stored properties (RFC 7396)" }),
   })
-  .openapi("ConvertBlockRequest");
+  .openapi("ConvertBlockRequest", { example: { type: "heading-2" } });
 
 export const ArchiveBlockBody = z
   .strictObject({
     archived: z.boolean().default(true).openapi({ description: "false unarchives" }),
   })
-  .openapi("ArchiveBlockRequest");
+  .openapi("ArchiveBlockRequest", { example: { archived: true } });
 
 export const DuplicateBlockBody = z
   .strictObject({
     include_children: z.boolean().default(true).openapi({ description: "Copy the active descendants too" }),
   })
-  .openapi("DuplicateBlockRequest");
+  .openapi("DuplicateBlockRequest", { example: { include_children: true } });
 
 const booleanFlag = z.enum(["true", "false"]);
 
-export const ListBlocksQuery = z.strictObject({
+export const ListBlocksQuery = PaginationQuery.extend({
   q: z.string().max(500).optional().openapi({ description: "Full-text search over titles, properties and content" }),
   type: z.string().min(1).max(64).optional(),
   parent_id: z.string().min(1).max(128).optional(),
@@ -139,19 +116,12 @@ export const ListBlocksQuery = z.strictObject({
   databaseId: z.string().min(1).max(128).optional(),
   archived: booleanFlag.optional().openapi({ description: "List archived blocks (default false)" }),
   in_trash: booleanFlag.optional().openapi({ description: "List blocks in the trash (default false)" }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .openapi({ description: `Default ${LIST_DEFAULT_LIMIT}; values above ${LIST_MAX_LIMIT} are clamped` }),
-  offset: z.coerce.number().int().min(0).optional().openapi({ description: "Zero-based, default 0" }),
   sortBy: z
     .enum(["position", "updated_at", "created_at"])
     .optional()
     .openapi({ description: "Default updated_at; with q, relevance" }),
   sortOrder: z.enum(["asc", "desc"]).optional().openapi({ description: "Default desc" }),
-});
+}).strict();
 
 export const HierarchyQuery = z.strictObject({
   depth: z.coerce
@@ -165,4 +135,6 @@ export const HierarchyQuery = z.strictObject({
 
 export const DeleteBlockResponse = z
   .object({ success: z.boolean(), message: z.string(), deleted_count: z.number().int() })
-  .openapi("DeleteBlockResponse");
+  .openapi("DeleteBlockResponse", {
+    example: { success: true, message: "Block permanently deleted", deleted_count: 3 },
+  });

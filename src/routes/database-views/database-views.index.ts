@@ -1,10 +1,8 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../lib/context";
-import { validationHook } from "../../openapi/validation";
+import { createRouter } from "../../openapi/define-route";
 import * as handlers from "./database-views.handlers";
 import * as routes from "./database-views.routes";
 
-export const databaseViewsRouter = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+export const databaseViewsRouter = createRouter()
   .openapi(routes.list, handlers.list)
   .openapi(routes.create, handlers.create)
   .openapi(routes.get, handlers.get)

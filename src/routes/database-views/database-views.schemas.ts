@@ -1,13 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { TIMELINE_SCALES, VIEW_TYPES } from "../../services/database-views/views";
-import { FILTER_OPERATORS } from "../../services/databases/row-query";
-
-const Filter = z
-  .strictObject({ property: z.string().min(1), operator: z.enum(FILTER_OPERATORS), value: z.unknown().optional() })
-  .openapi("RowFilter", { description: "As in POST /api/v1/databases/{id}/query" });
-const Sort = z
-  .strictObject({ property: z.string().min(1), direction: z.enum(["asc", "desc"]).default("asc") })
-  .openapi("RowSort");
+import { PaginationQuery } from "../../lib/pagination";
+import { RowFilterSchema as Filter, RowSortSchema as Sort } from "../../schemas/databases";
+import { TIMELINE_SCALES, VIEW_TYPES } from "../../schemas/views";
 
 const propertyRef = z
   .string()
@@ -15,26 +9,6 @@ const propertyRef = z
   .max(200)
   .nullable()
   .openapi({ description: "Property id or display name (stored as the canonical id)" });
-
-export const DatabaseViewSchema = z
-  .object({
-    id: z.string(),
-    database_id: z.string(),
-    name: z.string(),
-    view_type: z.enum(VIEW_TYPES),
-    date_property: z.string().nullable().openapi({ description: "Calendar views: the date property" }),
-    start_date_property: z.string().nullable().openapi({ description: "Timeline views: start date property" }),
-    end_date_property: z.string().nullable().openapi({ description: "Timeline views: optional end date property" }),
-    timeline_scale: z.enum(TIMELINE_SCALES).nullable(),
-    filters: z.array(Filter),
-    sorts: z.array(Sort),
-    visible_properties: z.array(z.string()).nullable().openapi({ description: "null: all properties" }),
-    position: z.number().nullable(),
-    created_by: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi("DatabaseView");
 
 const settings = {
   name: z.string().trim().min(1).max(200).optional(),
@@ -59,11 +33,21 @@ export const CreateViewBody = z
     }),
     ...settings,
   })
-  .openapi("CreateDatabaseViewRequest");
+  .openapi("CreateDatabaseViewRequest", {
+    example: {
+      view_type: "timeline",
+      name: "Roadmap",
+      start_date_property: "Due",
+      filters: [{ property: "Status", operator: "not_equals", value: "Done" }],
+      sorts: [{ property: "Due", direction: "asc" }],
+    },
+  });
 
 export const UpdateViewBody = z
   .strictObject({ view_type: z.enum(VIEW_TYPES).optional(), ...settings })
-  .openapi("UpdateDatabaseViewRequest");
+  .openapi("UpdateDatabaseViewRequest", { example: { name: "Roadmap (Q1)", timeline_scale: "month" } });
+
+export const ListViewsQuery = PaginationQuery.strict();
 
 export const DatabaseParams = z.object({
   database_id: z

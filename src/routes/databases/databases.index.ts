@@ -1,10 +1,8 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../lib/context";
-import { validationHook } from "../../openapi/validation";
+import { createRouter } from "../../openapi/define-route";
 import * as handlers from "./databases.handlers";
 import * as routes from "./databases.routes";
 
-export const databasesRouter = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+export const databasesRouter = createRouter()
   .openapi(routes.getSchema, handlers.getSchema)
   .openapi(routes.addProperty, handlers.addProperty)
   .openapi(routes.updateProperty, handlers.updateProperty)

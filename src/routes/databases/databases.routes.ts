@@ -1,24 +1,15 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import {
-  authenticatedErrors,
-  bearerSecurity,
-  conflictResponse,
-  jsonBody,
-  jsonContent,
-  paginationHeaders,
-  SuccessSchema,
-} from "../../openapi/responses";
+import { z } from "@hono/zod-openapi";
+import { paginationHeaders } from "../../lib/pagination";
+import { defineRoute, ERROR_RESPONSES } from "../../openapi/define-route";
+import { jsonBody, jsonContent, SuccessSchema } from "../../openapi/responses";
+import { DatabaseSchemaSchema, PropertySchema, RowSchema, SelectOptionSchema } from "../../schemas/databases";
 import {
   CreateOptionBody,
   CreatePropertyBody,
   DatabaseIdParams,
-  DatabaseSchemaResponse,
   OptionParams,
   PropertyParams,
-  PropertySchema,
   QueryRowsBody,
-  RowSchema,
-  SelectOptionSchema,
   UpdateOptionBody,
   UpdatePropertyBody,
 } from "./databases.schemas";
@@ -26,96 +17,111 @@ import {
 const tags = ["Databases"];
 const base = "/api/v1/databases/{id}";
 
-export const getSchema = createRoute({
+export const getSchema = defineRoute({
   operationId: "getDatabaseSchema",
   method: "get",
   path: `${base}/schema`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "A database's properties (its authoritative schema)",
+  description:
+    "A database's properties in order: its authoritative schema records, or for an older database without records its inline `properties.schema` (`legacy: true`).",
   request: { params: DatabaseIdParams },
-  responses: { 200: jsonContent(DatabaseSchemaResponse, "The schema"), ...authenticatedErrors },
+  responses: { 200: jsonContent(DatabaseSchemaSchema, "The schema") },
 });
 
-export const addProperty = createRoute({
+export const addProperty = defineRoute({
   operationId: "addDatabaseProperty",
   method: "post",
   path: `${base}/properties`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Add a property",
+  description:
+    "Adds a property. Names are unique per database whatever their case (409); a database has exactly one title property; only select, multi_select and status properties take options. Concurrent schema changes all land: each is validated against the schema as it is when it is applied.",
   request: { params: DatabaseIdParams, body: jsonBody(CreatePropertyBody) },
-  responses: { 201: jsonContent(PropertySchema, "The new property"), ...authenticatedErrors, ...conflictResponse },
+  responses: { 201: jsonContent(PropertySchema, "The new property"), 409: ERROR_RESPONSES[409] },
 });
 
-export const updateProperty = createRoute({
+export const updateProperty = defineRoute({
   operationId: "updateDatabaseProperty",
   method: "patch",
   path: `${base}/properties/{property_id}`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Rename and/or retype a property (stored values are kept)",
+  description:
+    "Renames and/or retypes a property. Retyping keeps stored values (new writes follow the new type) and drops saved-view filters on the property; a date property that a calendar or timeline view is laid out by cannot be retyped to a non-date type (409). The title property cannot be retyped.",
   request: { params: PropertyParams, body: jsonBody(UpdatePropertyBody) },
-  responses: { 200: jsonContent(PropertySchema, "The property"), ...authenticatedErrors, ...conflictResponse },
+  responses: { 200: jsonContent(PropertySchema, "The property"), 409: ERROR_RESPONSES[409] },
 });
 
-export const removeProperty = createRoute({
+export const removeProperty = defineRoute({
   operationId: "removeDatabaseProperty",
   method: "delete",
   path: `${base}/properties/{property_id}`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Remove a property and its values from every row",
+  description:
+    "Removes a property, its values from every row, and its filters, sorts and visible-column entries from every saved view, in one atomic write. A property a calendar or timeline view is laid out by is a 409 naming those views; the title property cannot be removed.",
   request: { params: PropertyParams },
-  responses: { 200: jsonContent(SuccessSchema, "Removed"), ...authenticatedErrors },
+  responses: { 200: jsonContent(SuccessSchema, "Removed") },
 });
 
-export const addOption = createRoute({
+export const addOption = defineRoute({
   operationId: "addPropertyOption",
   method: "post",
   path: `${base}/properties/{property_id}/options`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Add an option to a select, multi_select or status property",
+  description:
+    "Adds an option to a select, multi_select or status property. Option names are unique within the property (409, case-sensitive). Concurrent adds all land.",
   request: { params: PropertyParams, body: jsonBody(CreateOptionBody) },
-  responses: { 201: jsonContent(SelectOptionSchema, "The new option"), ...authenticatedErrors, ...conflictResponse },
+  responses: { 201: jsonContent(SelectOptionSchema, "The new option"), 409: ERROR_RESPONSES[409] },
 });
 
-export const updateOption = createRoute({
+export const updateOption = defineRoute({
   operationId: "updatePropertyOption",
   method: "patch",
   path: `${base}/properties/{property_id}/options/{option_id}`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Rename or recolour an option (rows holding it follow)",
+  description:
+    "Renames or recolours an option; rows holding it, and saved-view filters naming it, follow in the same atomic write.",
   request: { params: OptionParams, body: jsonBody(UpdateOptionBody) },
-  responses: { 200: jsonContent(SelectOptionSchema, "The option"), ...authenticatedErrors, ...conflictResponse },
+  responses: { 200: jsonContent(SelectOptionSchema, "The option"), 409: ERROR_RESPONSES[409] },
 });
 
-export const removeOption = createRoute({
+export const removeOption = defineRoute({
   operationId: "removePropertyOption",
   method: "delete",
   path: `${base}/properties/{property_id}/options/{option_id}`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Remove an option (rows holding it lose that value)",
+  description:
+    "Removes an option; rows holding it lose that value and saved-view filters on it are dropped, in the same atomic write.",
   request: { params: OptionParams },
-  responses: { 200: jsonContent(SuccessSchema, "Removed"), ...authenticatedErrors },
+  responses: { 200: jsonContent(SuccessSchema, "Removed") },
 });
 
-export const queryRows = createRoute({
+export const queryRows = defineRoute({
   operationId: "queryDatabaseRows",
   method: "post",
   path: `${base}/query`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Filter and sort a database's rows",
+  description:
+    "One page of a database's active rows matching every filter (AND), sorted by `sorts` then by row position. Properties are named by id or display name; operators per type are listed on `filters`. Multi-select matches exact options, never substrings; dates compare as instants (date-only bounds as whole days). Paginated like every listing: `limit` (default 50; above 100 lowered to 100), `offset`, and the pagination headers.",
   request: { params: DatabaseIdParams, body: jsonBody(QueryRowsBody, false) },
   responses: {
     200: {
       ...jsonContent(z.array(RowSchema), "Matching active rows"),
       headers: paginationHeaders,
     },
-    ...authenticatedErrors,
   },
 });

@@ -1,35 +1,35 @@
 import type { RouteHandler } from "@hono/zod-openapi";
-import type { AppEnv } from "../../lib/context";
+import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import { eitherSpelling } from "../../lib/spellings";
-import { setPaginationHeaders } from "../../openapi/responses";
 import { exportBatch as buildZip, contentDisposition, exportPage } from "../../services/exports/export";
 import { createPage, deletePage, getPage, listPages, updatePage } from "../../services/pages/pages";
-import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "../blocks/blocks.schemas";
 import type * as routes from "./pages.routes";
 
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
+
+/** Exported HTML runs nothing and loads nothing but images and its own inline styles. */
+const EXPORT_HTML_CSP =
+  "default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox";
 
 export const list: Handler<"list"> = async (c) => {
   const query = c.req.valid("query");
-  const limit = Math.min(query.limit ?? LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT);
-  const offset = query.offset ?? 0;
-  const page = await listPages(c.var.db, c.var.user.id, {
+  const window = pageWindow(query);
+  const page = await listPages(c.var.ctx, {
+    ...window,
     type: query.type,
     parentId: query.parent_id,
     databaseId: query.database_id,
     q: query.q,
     archived: query.archived === "true",
     inTrash: query.in_trash === "true",
-    limit,
-    offset,
   });
-  setPaginationHeaders(c, page, { limit, offset });
-  return c.json(page.summaries, 200);
+  setPaginationHeaders(c, page, window);
+  return c.json(page.items, 200);
 };
 
 export const create: Handler<"create"> = async (c) => {
   const body = c.req.valid("json");
-  const page = await createPage(c.var.db, c.var.user.id, {
+  const page = await createPage(c.var.ctx, {
     id: body.id,
     type: body.type ?? "page",
     title: body.title,
@@ -43,12 +43,12 @@ export const create: Handler<"create"> = async (c) => {
 };
 
 export const get: Handler<"get"> = async (c) => {
-  return c.json(await getPage(c.var.db, c.var.user.id, c.req.valid("param").id), 200);
+  return c.json(await getPage(c.var.ctx, c.req.valid("param").id), 200);
 };
 
 export const update: Handler<"update"> = async (c) => {
   const body = c.req.valid("json");
-  const page = await updatePage(c.var.db, c.var.user.id, c.req.valid("param").id, {
+  const page = await updatePage(c.var.ctx, c.req.valid("param").id, {
     title: body.title,
     properties: body.properties,
     content: body.content,
@@ -59,7 +59,7 @@ export const update: Handler<"update"> = async (c) => {
 
 export const remove: Handler<"remove"> = async (c) => {
   const permanent = c.req.valid("query").permanent === "true";
-  const result = await deletePage(c.var.db, c.var.user.id, c.req.valid("param").id, permanent);
+  const result = await deletePage(c.var.ctx, c.req.valid("param").id, permanent);
   return c.json(
     {
       success: true,
@@ -72,10 +72,11 @@ export const remove: Handler<"remove"> = async (c) => {
 };
 
 export const exportOne: Handler<"exportOne"> = async (c) => {
-  const file = await exportPage(c.var.db, c.var.user.id, c.req.valid("param").id, c.req.valid("query").format);
-  return c.body(file.body as Uint8Array<ArrayBuffer>, 200, {
+  const file = await exportPage(c.var.ctx, c.req.valid("param").id, c.req.valid("query").format);
+  return c.body(file.body as Uint8Array<ArrayBuffer> | ReadableStream, 200, {
     "Content-Type": file.contentType,
     "Content-Disposition": contentDisposition(file.filename),
+    ...(file.contentType.startsWith("text/html") ? { "Content-Security-Policy": EXPORT_HTML_CSP } : {}),
   });
 };
 
@@ -85,7 +86,7 @@ export const exportBatch: Handler<"exportBatch"> = async (c) => {
     .split(",")
     .map((id) => id.trim())
     .filter(Boolean);
-  const zip = await buildZip(c.var.db, c.var.user.id, ids, query.format);
+  const zip = await buildZip(c.var.ctx, ids, query.format);
   return c.body(zip as Uint8Array<ArrayBuffer>, 200, {
     "Content-Type": "application/zip",
     "Content-Disposition": contentDisposition(`pages-export-${new Date().toISOString().slice(0, 10)}.zip`),

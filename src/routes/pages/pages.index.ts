@@ -1,11 +1,9 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../lib/context";
-import { validationHook } from "../../openapi/validation";
+import { createRouter } from "../../openapi/define-route";
 import * as handlers from "./pages.handlers";
 import * as routes from "./pages.routes";
 
 // exportBatch is registered before get so `/pages/export/batch` is never read as a page id.
-export const pagesRouter = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+export const pagesRouter = createRouter()
   .openapi(routes.exportBatch, handlers.exportBatch)
   .openapi(routes.list, handlers.list)
   .openapi(routes.create, handlers.create)

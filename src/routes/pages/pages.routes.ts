@@ -1,13 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import {
-  authenticatedErrors,
-  bearerSecurity,
-  conflictResponse,
-  forbiddenResponse,
-  jsonBody,
-  jsonContent,
-  paginationHeaders,
-} from "../../openapi/responses";
+import { z } from "@hono/zod-openapi";
+import { paginationHeaders } from "../../lib/pagination";
+import { defineRoute, ERROR_RESPONSES } from "../../openapi/define-route";
+import { jsonBody, jsonContent } from "../../openapi/responses";
+import { PageSchema, PageSummarySchema } from "../../schemas/pages";
 import {
   BatchExportQuery,
   CreatePageBody,
@@ -16,8 +11,6 @@ import {
   ExportQuery,
   ListPagesQuery,
   PageIdParams,
-  PageSchema,
-  PageSummarySchema,
   UpdatePageBody,
 } from "./pages.schemas";
 
@@ -38,104 +31,117 @@ const fileResponse = (description: string) => ({
   },
 });
 
-export const list = createRoute({
+export const list = defineRoute({
   operationId: "listPages",
   method: "get",
   path: base,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Lightweight list of pages, databases and rows",
+  description:
+    "Lightweight summaries of the caller's visible pages, databases and rows (title, icon, parent, state), most recently updated first. A row's title is its database's title property. Filters: `type`, `parent_id`, `database_id`, `q` (full-text), `archived`, `in_trash`. Paginated like every listing: `limit` (default 50; above 100 lowered to 100), `offset`, and the pagination headers.",
   request: { query: ListPagesQuery },
   responses: {
     200: {
       ...jsonContent(z.array(PageSummarySchema), "One page of summaries, most recently updated first"),
       headers: paginationHeaders,
     },
-    ...authenticatedErrors,
   },
 });
 
-export const create = createRoute({
+const createSpec = {
   operationId: "createPage",
-  method: "post",
+  method: "post" as const,
   path: base,
   tags,
-  security: bearerSecurity,
+  access: "user" as const,
   summary: "Create a page, database (with its default schema) or database row",
+  description:
+    "Creates a page, a database (with its default schema in the same write) or a row (`database_id` required). `title` goes to `properties.title`, or for a row to its database's title property. Row properties may use display names or `prop_` ids; select-like values must match an option exactly (400 otherwise, nothing stored). The body is `content` (canonical editor items) or `content_markdown` (converted), not both.",
   request: { body: jsonBody(CreatePageBody) },
   responses: {
     201: jsonContent(PageSchema, "The created page"),
-    ...authenticatedErrors,
-    ...forbiddenResponse,
-    ...conflictResponse,
+    403: ERROR_RESPONSES[403],
+    409: ERROR_RESPONSES[409],
   },
-});
+};
+
+export const create = defineRoute(createSpec);
 
 /** The contract also names an unversioned creation path (used for creating databases); same behaviour. */
-export const createUnversioned = createRoute({
-  ...create,
+export const createUnversioned = defineRoute({
+  ...createSpec,
   operationId: "createPageUnversioned",
   path: "/api/pages",
   summary: "Create a page, database or row (unversioned alias of POST /api/v1/pages)",
+  description: `The unversioned creation path the contract names (used to create databases). ${createSpec.description}`,
 });
 
-export const get = createRoute({
+export const get = defineRoute({
   operationId: "getPage",
   method: "get",
   path: `${base}/{id}`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "One active page, database or row",
+  description:
+    "One active page, database or row the caller can see. Rows carry `properties_by_name` besides `properties` (canonical ids). An editor block's id is a 404 here.",
   request: { params: PageIdParams },
-  responses: { 200: jsonContent(PageSchema, "The page"), ...authenticatedErrors },
+  responses: { 200: jsonContent(PageSchema, "The page") },
 });
 
-export const update = createRoute({
+export const update = defineRoute({
   operationId: "updatePage",
   method: "put",
   path: `${base}/{id}`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Deep-merge properties and/or replace the body",
+  description:
+    "`properties` are deep-merged into the stored ones (RFC 7396; a row's values are each replaced whole and validated against its schema); `content` or `content_markdown` replaces the body. Concurrent writers of different keys never lose each other's changes.",
   request: { params: PageIdParams, body: jsonBody(UpdatePageBody) },
-  responses: { 200: jsonContent(PageSchema, "The updated page"), ...authenticatedErrors },
+  responses: { 200: jsonContent(PageSchema, "The updated page") },
 });
 
-export const remove = createRoute({
+export const remove = defineRoute({
   operationId: "deletePage",
   method: "delete",
   path: `${base}/{id}`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Move to the trash, or delete permanently with ?permanent=true",
+  description: "Moves the page to the trash, or with `?permanent=true` deletes it and its subtree for good.",
   request: { params: PageIdParams, query: DeletePageQuery },
-  responses: { 200: jsonContent(DeletePageResponse, "Trashed or deleted"), ...authenticatedErrors },
+  responses: { 200: jsonContent(DeletePageResponse, "Trashed or deleted") },
 });
 
-export const exportOne = createRoute({
+export const exportOne = defineRoute({
   operationId: "exportPage",
   method: "get",
   path: `${base}/{id}/export`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Export a page (markdown, html, json, pdf) or a database (csv, json)",
+  description:
+    "The page with its whole subtree as markdown (default), html, json or pdf; a database's rows as csv (default) or json, streamed however many rows there are. Sent as an attachment. HTML carries a restrictive Content-Security-Policy; CSV cells that a spreadsheet would run as formulas are prefixed with `'`.",
   request: { params: PageIdParams, query: ExportQuery },
-  responses: { 200: fileResponse("The exported file"), ...authenticatedErrors },
+  responses: { 200: fileResponse("The exported file") },
 });
 
-export const exportBatch = createRoute({
+export const exportBatch = defineRoute({
   operationId: "exportPages",
   method: "get",
   path: `${base}/export/batch`,
   tags,
-  security: bearerSecurity,
+  access: "user",
   summary: "Export several pages as one zip",
+  description:
+    "Several pages (1 to 50 ids, comma-separated) exported as one zip, one file per page with unique names. Any missing page fails the whole batch with 404.",
   request: { query: BatchExportQuery },
   responses: {
     200: {
       description: "A zip with one file per page",
       content: { "application/zip": { schema: { type: "string" as const, format: "binary" } } },
     },
-    ...authenticatedErrors,
   },
 });

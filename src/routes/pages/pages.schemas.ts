@@ -1,30 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
-import { PAGE_TYPES } from "../../services/pages/pages";
-import { BlockSchema, LIST_MAX_LIMIT } from "../blocks/blocks.schemas";
-
-export const PageSchema = BlockSchema.extend({
-  properties_by_name: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .openapi({ description: "Rows only: values keyed by display name, regenerated from the canonical ids" }),
-}).openapi("Page");
-
-export const PageSummarySchema = z
-  .object({
-    id: z.string(),
-    type: z.string().openapi({ description: "page, database or database_row" }),
-    title: z.string(),
-    parent_id: z.string().nullable(),
-    database_id: z.string().nullable(),
-    icon: z.unknown(),
-    archived: z.boolean(),
-    in_trash: z.boolean(),
-    created_by: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi("PageSummary");
+import { PaginationQuery } from "../../lib/pagination";
+import { PAGE_TYPES } from "../../schemas/pages";
 
 const nullableId = z.string().min(1).max(128).nullable();
 
@@ -68,7 +45,15 @@ export const CreatePageBody = z
     content: ContentBody.optional(),
     content_markdown: markdown,
   })
-  .openapi("CreatePageRequest");
+  .openapi("CreatePageRequest", {
+    example: {
+      type: "database_row",
+      database_id: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a",
+      title: "Write docs",
+      properties: { Status: "Todo" },
+      content_markdown: "Draft the **quick start**.",
+    },
+  });
 
 export const UpdatePageBody = z
   .strictObject({
@@ -81,7 +66,9 @@ export const UpdatePageBody = z
     content: ContentBody.optional(),
     content_markdown: markdown,
   })
-  .openapi("UpdatePageRequest");
+  .openapi("UpdatePageRequest", {
+    example: { properties: { icon: "🚀" }, content: [{ type: "paragraph", children: [{ text: "Ship on Friday." }] }] },
+  });
 
 export const PageIdParams = z.object({
   id: z
@@ -93,21 +80,14 @@ export const PageIdParams = z.object({
 
 const booleanFlag = z.enum(["true", "false"]);
 
-export const ListPagesQuery = z.strictObject({
+export const ListPagesQuery = PaginationQuery.extend({
   type: z.enum(PAGE_TYPES).optional(),
   parent_id: z.string().min(1).max(128).optional(),
   database_id: z.string().min(1).max(128).optional(),
-  q: z.string().max(500).optional(),
+  q: z.string().max(500).optional().openapi({ description: "Full-text search", example: "launch" }),
   archived: booleanFlag.optional(),
   in_trash: booleanFlag.optional(),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .openapi({ description: `Default 50; above ${LIST_MAX_LIMIT} is clamped` }),
-  offset: z.coerce.number().int().min(0).optional(),
-});
+}).strict();
 
 export const DeletePageQuery = z.strictObject({
   permanent: booleanFlag
@@ -122,7 +102,9 @@ export const DeletePageResponse = z
     trashed: z.boolean(),
     deleted_count: z.number().int(),
   })
-  .openapi("DeletePageResponse");
+  .openapi("DeletePageResponse", {
+    example: { success: true, message: "Page moved to the trash", trashed: true, deleted_count: 0 },
+  });
 
 export const PAGE_EXPORT_FORMATS = ["markdown", "html", "json", "pdf", "csv"] as const;
 

@@ -1,27 +1,31 @@
 import { type SQL, sql } from "drizzle-orm";
+import { refuseInternalBlockType } from "../../auth/policies";
 import { batchAll } from "../../db/batch";
-import type { Database } from "../../db/client";
-import { badRequest, conflict, forbidden, notFound } from "../../lib/errors";
+import type { UserContext } from "../../lib/context";
+import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { defaultSchemaInserts } from "../databases/schema-records";
+import { StaleWrite } from "../../lib/stale";
 import { blockNotFound } from "./queries";
 import { type Block, type BlockRecord, presentBlock } from "./record";
-import { INTERNAL_BLOCK_TYPE, isActive, visibleTo } from "./visibility";
+import { isActive, visibleTo } from "./visibility";
 
 // Every write is one statement (or one batch) whose WHERE clause carries the
 // ownership and reference checks, so a request costs one round trip after auth.
 // When a write matches nothing, a diagnostic read explains why (error path only).
 
-const now = () => new Date().toISOString();
 const toJson = (value: unknown): string | null =>
   value === undefined || value === null ? null : JSON.stringify(value);
 
-export function refuseInternalType(type: string | undefined): void {
-  if (type === INTERNAL_BLOCK_TYPE) {
-    throw forbidden(`Blocks of type '${INTERNAL_BLOCK_TYPE}' are internal and cannot be created or converted to`, {
-      type,
-    });
-  }
+/** What a caller adds to a block write, so rules about other records travel with it atomically. */
+export interface WriteOptions {
+  /**
+   * A condition the write must also meet, evaluated in the same statement: it
+   * holds when what the write was validated against is unchanged. When only it
+   * fails, the write throws StaleWrite.
+   */
+  guard?: SQL;
+  /** Statements for the same atomic batch, after the block write (they must check that it happened). */
+  alsoInBatch?: (written: { id: string; timestamp: string }) => SQL[];
 }
 
 export interface CreateBlockInput {
@@ -35,14 +39,31 @@ export interface CreateBlockInput {
   position?: number;
 }
 
-const visibleExists = (userId: string, id: string | null): SQL =>
-  id === null ? sql`1` : sql`EXISTS (SELECT 1 FROM blocks r WHERE r.id = ${id} AND ${visibleTo(userId, "r")})`;
+const visibleExists = (ctx: UserContext, id: string | null): SQL =>
+  id === null ? sql`1` : sql`EXISTS (SELECT 1 FROM blocks r WHERE r.id = ${id} AND ${visibleTo(ctx.actor, "r")})`;
+
+/** Runs a block write, alone or first in a batch with what the options add; returns the written row. */
+async function runWrite(
+  ctx: UserContext,
+  write: SQL,
+  written: { id: string; timestamp: string },
+  options: WriteOptions,
+): Promise<BlockRecord | undefined> {
+  const extra = options.alsoInBatch?.(written) ?? [];
+  if (extra.length === 0) return ctx.db.get<BlockRecord | undefined>(write);
+  const [records] = await batchAll<[BlockRecord, ...unknown[]]>(ctx.db, [write, ...extra]);
+  return records[0];
+}
 
 /** Creates a block owned by the caller; without a position it goes after its last sibling. */
-export async function createBlock(db: Database, userId: string, input: CreateBlockInput): Promise<Block> {
-  refuseInternalType(input.type);
+export async function createBlock(
+  ctx: UserContext,
+  input: CreateBlockInput,
+  options: WriteOptions = {},
+): Promise<Block> {
+  refuseInternalBlockType(input.type);
   const id = input.id ?? newId();
-  const timestamp = now();
+  const timestamp = ctx.now().toISOString();
   const position =
     input.position ??
     sql`(SELECT coalesce(max(s.position), 0) + 1 FROM blocks s WHERE s.parent_id IS ${input.parentId})`;
@@ -51,37 +72,31 @@ export async function createBlock(db: Database, userId: string, input: CreateBlo
       created_by, last_edited_by, created_at, updated_at)
     SELECT ${id}, ${input.type}, ${input.parentId}, ${input.databaseId}, ${input.teamspaceId},
       ${JSON.stringify(input.properties)}, ${toJson(input.content)}, ${position},
-      ${userId}, ${userId}, ${timestamp}, ${timestamp}
-    WHERE ${visibleExists(userId, input.parentId)} AND ${visibleExists(userId, input.databaseId)}
+      ${ctx.actor.userId}, ${ctx.actor.userId}, ${timestamp}, ${timestamp}
+    WHERE ${visibleExists(ctx, input.parentId)} AND ${visibleExists(ctx, input.databaseId)}
+      AND ${options.guard ?? sql`1`}
     ON CONFLICT (id) DO NOTHING
     RETURNING *`;
-  // A database gets its default schema records in the same atomic batch (contract, Block rule 8).
-  const [record] =
-    input.type === "database"
-      ? (
-          await batchAll<[BlockRecord, unknown]>(db, [
-            insert,
-            defaultSchemaInserts(id, timestamp, sql`d.created_by = ${userId} AND d.created_at = ${timestamp}`),
-          ])
-        )[0]
-      : [await db.get<BlockRecord | undefined>(insert)];
+  const record = await runWrite(ctx, insert, { id, timestamp }, options);
   if (record) return presentBlock(record);
-  throw await explainRefusedReferences(db, userId, { id, parentId: input.parentId, databaseId: input.databaseId });
+  throw await explainRefusedCreate(ctx, { id, parentId: input.parentId, databaseId: input.databaseId }, options.guard);
 }
 
-async function explainRefusedReferences(
-  db: Database,
-  userId: string,
+async function explainRefusedCreate(
+  ctx: UserContext,
   refs: { id: string; parentId: string | null; databaseId: string | null },
+  guard: SQL | undefined,
 ): Promise<Error> {
-  const row = await db.get<{ id_taken: number; parent_ok: number; database_ok: number }>(sql`
+  const row = await ctx.db.get<{ id_taken: number; parent_ok: number; database_ok: number; guard_ok: number }>(sql`
     SELECT EXISTS (SELECT 1 FROM blocks WHERE id = ${refs.id}) AS id_taken,
-      ${visibleExists(userId, refs.parentId)} AS parent_ok,
-      ${visibleExists(userId, refs.databaseId)} AS database_ok`);
+      ${visibleExists(ctx, refs.parentId)} AS parent_ok,
+      ${visibleExists(ctx, refs.databaseId)} AS database_ok,
+      ${guard ?? sql`1`} AS guard_ok`);
   if (row?.parent_ok === 0) return notFound("Parent block not found", { field: "parent_id", id: refs.parentId });
   if (row?.database_ok === 0)
     return notFound("Database block not found", { field: "database_id", id: refs.databaseId });
   if (row?.id_taken === 1) return conflict("A block with this id already exists", { field: "id", id: refs.id });
+  if (row?.guard_ok === 0) return new StaleWrite();
   return new Error("Block insert matched nothing for an unknown reason");
 }
 
@@ -89,10 +104,12 @@ export interface UpdateBlockInput {
   type?: string;
   /** Applied as an RFC 7396 merge patch: given keys replace, null removes, objects merge. */
   properties?: Record<string, unknown>;
-  /** Each given key's value replaces the stored value whole (row values) instead of merging into it. */
-  replacePropertyValues?: boolean;
-  /** The block turns into a database: its default schema is written in the same batch. */
-  becomesDatabase?: boolean;
+  /**
+   * How `properties` applies: `merge` (RFC 7396, the default), `values` (each given
+   * key's value replaces the stored value whole: row values), or `all` (the given
+   * object replaces the stored properties entirely).
+   */
+  propertiesMode?: "merge" | "values" | "all";
   parentId?: string | null;
   databaseId?: string | null;
   teamspaceId?: string | null;
@@ -112,20 +129,30 @@ const wouldCycle = (id: string, newParentId: string): SQL => sql`EXISTS (
   )
   SELECT 1 FROM ancestors WHERE ancestors.id = ${id})`;
 
-/** Applies an update to a visible block in any state; server-controlled fields are not part of the input. */
-export async function updateBlock(db: Database, userId: string, id: string, input: UpdateBlockInput): Promise<Block> {
-  refuseInternalType(input.type);
-  const timestamp = now();
-  const assignments: SQL[] = [sql`last_edited_by = ${userId}`, sql`updated_at = ${timestamp}`];
-  if (input.type !== undefined) assignments.push(sql`type = ${input.type}`);
-  if (input.properties !== undefined) {
-    const patch = JSON.stringify(input.properties);
+function propertiesAssignment(properties: Record<string, unknown>, mode: UpdateBlockInput["propertiesMode"]): SQL {
+  const patch = JSON.stringify(properties);
+  if (mode === "all") return sql`properties = ${patch}`;
+  if (mode === "values") {
     // Replacing whole values: first a patch that removes the given keys (null in a
     // merge patch removes), then the values. Two parameters, however many keys.
-    const cleared = JSON.stringify(Object.fromEntries(Object.keys(input.properties).map((key) => [key, null])));
-    const base = input.replacePropertyValues ? sql`json_patch(properties, ${cleared})` : sql`properties`;
-    assignments.push(sql`properties = json_patch(${base}, ${patch})`);
+    const cleared = JSON.stringify(Object.fromEntries(Object.keys(properties).map((key) => [key, null])));
+    return sql`properties = json_patch(json_patch(properties, ${cleared}), ${patch})`;
   }
+  return sql`properties = json_patch(properties, ${patch})`;
+}
+
+/** Applies an update to a visible block in any state; server-controlled fields are not part of the input. */
+export async function updateBlock(
+  ctx: UserContext,
+  id: string,
+  input: UpdateBlockInput,
+  options: WriteOptions = {},
+): Promise<Block> {
+  refuseInternalBlockType(input.type);
+  const timestamp = ctx.now().toISOString();
+  const assignments: SQL[] = [sql`last_edited_by = ${ctx.actor.userId}`, sql`updated_at = ${timestamp}`];
+  if (input.type !== undefined) assignments.push(sql`type = ${input.type}`);
+  if (input.properties !== undefined) assignments.push(propertiesAssignment(input.properties, input.propertiesMode));
   if (input.parentId !== undefined) assignments.push(sql`parent_id = ${input.parentId}`);
   if (input.databaseId !== undefined) assignments.push(sql`database_id = ${input.databaseId}`);
   if (input.teamspaceId !== undefined) assignments.push(sql`teamspace_id = ${input.teamspaceId}`);
@@ -134,36 +161,37 @@ export async function updateBlock(db: Database, userId: string, id: string, inpu
   if (input.archived !== undefined) assignments.push(sql`archived = ${input.archived ? 1 : 0}`);
   if (input.inTrash !== undefined) assignments.push(sql`in_trash = ${input.inTrash ? 1 : 0}`);
 
-  const conditions: SQL[] = [sql`b.id = ${id}`, visibleTo(userId)];
+  const conditions: SQL[] = [sql`b.id = ${id}`, visibleTo(ctx.actor)];
   if (input.parentId) {
-    conditions.push(visibleExists(userId, input.parentId), sql`NOT ${wouldCycle(id, input.parentId)}`);
+    conditions.push(visibleExists(ctx, input.parentId), sql`NOT ${wouldCycle(id, input.parentId)}`);
   }
-  if (input.databaseId) conditions.push(visibleExists(userId, input.databaseId));
+  if (input.databaseId) conditions.push(visibleExists(ctx, input.databaseId));
+  if (options.guard) conditions.push(options.guard);
 
   const update = sql`
     UPDATE blocks AS b SET ${sql.join(assignments, sql`, `)}
     WHERE ${sql.join(conditions, sql` AND `)}
     RETURNING *`;
-  const [record] = input.becomesDatabase
-    ? (
-        await batchAll<[BlockRecord, unknown]>(db, [
-          update,
-          defaultSchemaInserts(id, timestamp, sql`d.last_edited_by = ${userId} AND d.updated_at = ${timestamp}`),
-        ])
-      )[0]
-    : [await db.get<BlockRecord | undefined>(update)];
+  const record = await runWrite(ctx, update, { id, timestamp }, options);
   if (record) return presentBlock(record);
-  throw await explainRefusedUpdate(db, userId, id, input);
+  throw await explainRefusedUpdate(ctx, id, input, options.guard);
 }
 
-async function explainRefusedUpdate(db: Database, userId: string, id: string, input: UpdateBlockInput) {
+async function explainRefusedUpdate(ctx: UserContext, id: string, input: UpdateBlockInput, guard: SQL | undefined) {
   const parentId = input.parentId ?? null;
   const databaseId = input.databaseId ?? null;
-  const row = await db.get<{ block_ok: number; parent_ok: number; database_ok: number; cycle: number }>(sql`
-    SELECT EXISTS (SELECT 1 FROM blocks b WHERE b.id = ${id} AND ${visibleTo(userId)}) AS block_ok,
-      ${visibleExists(userId, parentId)} AS parent_ok,
-      ${visibleExists(userId, databaseId)} AS database_ok,
-      ${parentId === null ? sql`0` : wouldCycle(id, parentId)} AS cycle`);
+  const row = await ctx.db.get<{
+    block_ok: number;
+    parent_ok: number;
+    database_ok: number;
+    cycle: number;
+    guard_ok: number;
+  }>(sql`
+    SELECT EXISTS (SELECT 1 FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}) AS block_ok,
+      ${visibleExists(ctx, parentId)} AS parent_ok,
+      ${visibleExists(ctx, databaseId)} AS database_ok,
+      ${parentId === null ? sql`0` : wouldCycle(id, parentId)} AS cycle,
+      (SELECT ${guard ?? sql`1`} FROM blocks b WHERE b.id = ${id}) AS guard_ok`);
   if (row?.block_ok !== 1) return blockNotFound(id);
   if (row.parent_ok === 0) return notFound("Parent block not found", { field: "parent_id", id: parentId });
   if (row.database_ok === 0) return notFound("Database block not found", { field: "database_id", id: databaseId });
@@ -173,6 +201,7 @@ async function explainRefusedUpdate(db: Database, userId: string, id: string, in
       id: parentId,
     });
   }
+  if (row.guard_ok === 0) return new StaleWrite();
   return new Error("Block update matched nothing for an unknown reason");
 }
 
@@ -182,20 +211,20 @@ async function explainRefusedUpdate(db: Database, userId: string, id: string, in
  * descendants the caller cannot see (other users' blocks under a shared page)
  * are not deleted but detached to the top level, and keep their own subtrees.
  */
-export async function deleteBlock(db: Database, userId: string, id: string): Promise<number> {
+export async function deleteBlock(ctx: UserContext, id: string): Promise<number> {
   const tree = sql`WITH RECURSIVE tree(id) AS (
-      SELECT b.id FROM blocks b WHERE b.id = ${id} AND ${visibleTo(userId)}
+      SELECT b.id FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}
       UNION
       SELECT c.id FROM blocks c JOIN tree ON c.parent_id = tree.id OR c.database_id = tree.id
-      WHERE ${visibleTo(userId, "c")}
+      WHERE ${visibleTo(ctx.actor, "c")}
     )`;
-  const [, deleted] = await batchAll<[unknown, { id: string }]>(db, [
+  const [, deleted] = await batchAll<[unknown, { id: string }]>(ctx.db, [
     sql`${tree}
       UPDATE blocks AS b SET
         parent_id = CASE WHEN b.parent_id IN (SELECT id FROM tree) THEN NULL ELSE b.parent_id END,
         database_id = CASE WHEN b.database_id IN (SELECT id FROM tree) THEN NULL ELSE b.database_id END
       WHERE (b.parent_id IN (SELECT id FROM tree) OR b.database_id IN (SELECT id FROM tree))
-        AND NOT (${visibleTo(userId)})`,
+        AND NOT (${visibleTo(ctx.actor)})`,
     sql`${tree} DELETE FROM blocks WHERE id IN (SELECT id FROM tree) RETURNING id`,
   ]);
   if (deleted.length === 0) throw blockNotFound(id);
@@ -224,20 +253,26 @@ interface SubtreeNode {
  * the copies.
  */
 export async function duplicateBlock(
-  db: Database,
-  userId: string,
+  ctx: UserContext,
   id: string,
-  options: { includeChildren: boolean },
+  options: {
+    includeChildren: boolean;
+    /**
+     * Statements for the same batch that copy what belongs to the copied blocks:
+     * `copies` is JSON `[{source_id, id, ...}]`, one entry per copied block.
+     */
+    alsoInBatch?: (copied: { copies: string; timestamp: string }) => SQL[];
+  },
 ): Promise<{ block: Block; copied: number }> {
   // Rows travel through the recursion (no join back by id: that scans the table).
-  const found = await db.all<SubtreeNode>(sql`
+  const found = await ctx.db.all<SubtreeNode>(sql`
     WITH RECURSIVE tree AS (
       SELECT b.id, b.parent_id, b.database_id, b.position, 0 AS depth FROM blocks b
-      WHERE b.id = ${id} AND ${visibleTo(userId)}
+      WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}
       UNION
       SELECT c.id, c.parent_id, c.database_id, c.position, tree.depth + 1 FROM blocks c
       JOIN tree ON c.parent_id = tree.id OR c.database_id = tree.id
-      WHERE ${options.includeChildren ? sql`1` : sql`0`} AND ${visibleTo(userId, "c")} AND ${isActive("c")}
+      WHERE ${options.includeChildren ? sql`1` : sql`0`} AND ${visibleTo(ctx.actor, "c")} AND ${isActive("c")}
         AND tree.depth < ${DUPLICATE_MAX_DEPTH}
     )
     SELECT tree.*,
@@ -271,25 +306,20 @@ export async function duplicateBlock(
     database_id: node.database_id === null ? null : (copyIds.get(node.database_id) ?? node.database_id),
     position: node.depth === 0 ? rootPosition : node.position,
   }));
-  const timestamp = now();
+  const timestamp = ctx.now().toISOString();
   const copiesJson = JSON.stringify(copies);
-  // One atomic batch: the blocks, then the schema records of copied databases. Property ids
-  // are kept (they are unique per database), so copied rows' values stay valid.
-  const [inserted] = await batchAll<[BlockRecord, unknown]>(db, [
+  // One atomic batch: the blocks, then what the caller copies along with them.
+  const [inserted] = await batchAll<[BlockRecord, ...unknown[]]>(ctx.db, [
     sql`
     INSERT INTO blocks (id, type, parent_id, database_id, teamspace_id, properties, content, position,
       archived, in_trash, created_by, last_edited_by, created_at, updated_at)
     SELECT copy.value ->> '$.id', b.type, copy.value ->> '$.parent_id', copy.value ->> '$.database_id',
       b.teamspace_id, b.properties, b.content, copy.value ->> '$.position',
-      0, 0, ${userId}, ${userId}, ${timestamp}, ${timestamp}
+      0, 0, ${ctx.actor.userId}, ${ctx.actor.userId}, ${timestamp}, ${timestamp}
     FROM json_each(${copiesJson}) AS copy
     JOIN blocks b ON b.id = copy.value ->> '$.source_id'
     RETURNING *`,
-    sql`
-    INSERT INTO database_properties (id, database_id, name, type, options, position, created_at, updated_at)
-    SELECT p.id, copy.value ->> '$.id', p.name, p.type, p.options, p.position, ${timestamp}, ${timestamp}
-    FROM json_each(${copiesJson}) AS copy
-    JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'`,
+    ...(options.alsoInBatch?.({ copies: copiesJson, timestamp }) ?? []),
   ]);
   const rootCopy = inserted.find((record) => record.id === copyIds.get(root.id));
   if (!rootCopy) throw blockNotFound(id);

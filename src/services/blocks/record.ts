@@ -1,3 +1,7 @@
+import type { Block } from "../../schemas/blocks";
+
+export type { Block, BlockTree } from "../../schemas/blocks";
+
 /** A `blocks` row as D1 returns it from `SELECT b.*` (snake_case, JSON as text, flags as 0/1). */
 export interface BlockRecord {
   seq: number;
@@ -15,28 +19,6 @@ export interface BlockRecord {
   last_edited_by: string | null;
   created_at: string;
   updated_at: string;
-}
-
-/** The Block resource of the API. */
-export interface Block {
-  id: string;
-  type: string;
-  parent_id: string | null;
-  database_id: string | null;
-  teamspace_id: string | null;
-  properties: Record<string, unknown>;
-  content: unknown;
-  position: number | null;
-  archived: boolean;
-  in_trash: boolean;
-  created_by: string | null;
-  last_edited_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface BlockTree extends Block {
-  children: BlockTree[];
 }
 
 /** Turns a stored row into the response object; the row itself is never returned. */

@@ -1,42 +1,18 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
-import type { Database } from "../../db/client";
+import type { UserContext } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
-import { TOTAL_COUNT_CAP } from "../blocks/queries";
+import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import type { FilterOperator, Row, RowFilter, RowSort } from "../../schemas/databases";
 import type { BlockRecord } from "../blocks/record";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { IsoDateOrDateTime } from "./date-value";
 import { propertyPathSql } from "./property-path";
 import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
 import { resolvePropertyKey } from "./row-values";
+import { presentRow } from "./rows";
 
-export const FILTER_OPERATORS = [
-  "equals",
-  "not_equals",
-  "contains",
-  "not_contains",
-  "before",
-  "after",
-  "on_or_before",
-  "on_or_after",
-  "greater_than",
-  "less_than",
-  "is_empty",
-  "is_not_empty",
-] as const;
-export type FilterOperator = (typeof FILTER_OPERATORS)[number];
-
-export interface RowFilter {
-  /** Canonical property id or display name. */
-  property: string;
-  operator: FilterOperator;
-  value?: unknown;
-}
-
-export interface RowSort {
-  property: string;
-  direction: "asc" | "desc";
-}
+export type { RowFilter, RowSort };
 
 const OPERATORS_BY_TYPE: Record<string, readonly FilterOperator[]> = {
   select: ["equals", "not_equals", "is_empty", "is_not_empty"],
@@ -241,28 +217,27 @@ function sortExpression(schema: DatabaseSchema, sort: RowSort, index: number, lo
   return sql`${key} ${sql.raw(sort.direction === "asc" ? "ASC" : "DESC")} NULLS LAST`;
 }
 
-export interface RowQuery {
+export interface RowQuery extends PageWindow {
   filters: RowFilter[];
   sorts: RowSort[];
-  limit: number;
-  offset: number;
+}
+
+/** The WHERE clause of a row query: the database's active visible rows matching every filter (AND). */
+function rowConditions(ctx: UserContext, schema: DatabaseSchema, filters: RowFilter[]): SQL {
+  return sql.join(
+    [
+      sql`b.database_id = ${schema.databaseId}`,
+      sql`b.type = 'database_row'`,
+      visibleTo(ctx.actor),
+      isActive(),
+      ...filters.map((filter, index) => filterCondition(schema, filter, index)),
+    ],
+    sql` AND `,
+  );
 }
 
 /** One page of a database's active visible rows matching every filter (AND), with the total. */
-export async function queryRows(
-  db: Database,
-  userId: string,
-  schema: DatabaseSchema,
-  query: RowQuery,
-): Promise<{ records: BlockRecord[]; total: number | null; hasMore: boolean }> {
-  const conditions = [
-    sql`b.database_id = ${schema.databaseId}`,
-    sql`b.type = 'database_row'`,
-    visibleTo(userId),
-    isActive(),
-    ...query.filters.map((filter, index) => filterCondition(schema, filter, index)),
-  ];
-  const where = sql.join(conditions, sql` AND `);
+export async function queryRows(ctx: UserContext, schema: DatabaseSchema, query: RowQuery): Promise<Page<Row>> {
   const order = sql.join(
     [
       ...query.sorts.map((sort, index) => sortExpression(schema, sort, index)),
@@ -271,14 +246,44 @@ export async function queryRows(
     ],
     sql`, `,
   );
-  const [records, counts] = await batchAll<[BlockRecord, { total: number }]>(db, [
-    sql`SELECT b.* FROM blocks b WHERE ${where} ORDER BY ${order} LIMIT ${query.limit + 1} OFFSET ${query.offset}`,
-    sql`SELECT count(*) AS total FROM (SELECT 1 FROM blocks b WHERE ${where} LIMIT ${TOTAL_COUNT_CAP + 1})`,
-  ]);
-  const total = counts[0]?.total ?? 0;
-  return {
-    records: records.slice(0, query.limit),
-    total: total > TOTAL_COUNT_CAP ? null : total,
-    hasMore: records.length > query.limit,
-  };
+  const from = sql`FROM blocks b WHERE ${rowConditions(ctx, schema, query.filters)}`;
+  const [records, counts] = await batchAll<[BlockRecord, { total: number }]>(
+    ctx.db,
+    listingQueries(sql`SELECT b.*`, from, order, query),
+  );
+  return readPage(records, counts, query, (record) => presentRow(schema, record));
+}
+
+/** Rows one read of `allRows` fetches. */
+const ROWS_PER_READ = 1_000;
+
+/**
+ * Every active visible row of a database in its default order (by position,
+ * unpositioned rows last, then by creation), read a chunk at a time by keyset
+ * (never by offset, so each read costs the same), for exports that stream
+ * however many rows there are. Positioned rows come first, then unpositioned ones.
+ */
+export async function* allRows(ctx: UserContext, schema: DatabaseSchema): AsyncGenerator<Row[]> {
+  const rows = rowConditions(ctx, schema, []);
+  let after: { position: number; seq: number } | null = null;
+  for (;;) {
+    const records: BlockRecord[] = await ctx.db.all(sql`
+      SELECT b.* FROM blocks b WHERE ${rows} AND b.position IS NOT NULL
+        ${after ? sql`AND (b.position > ${after.position} OR (b.position = ${after.position} AND b.seq > ${after.seq}))` : sql``}
+      ORDER BY b.position, b.seq LIMIT ${ROWS_PER_READ}`);
+    if (records.length > 0) yield records.map((record) => presentRow(schema, record));
+    const last = records.at(-1);
+    if (records.length < ROWS_PER_READ || !last || last.position === null) break;
+    after = { position: last.position, seq: last.seq };
+  }
+  let afterSeq = 0;
+  for (;;) {
+    const records: BlockRecord[] = await ctx.db.all(sql`
+      SELECT b.* FROM blocks b WHERE ${rows} AND b.position IS NULL AND b.seq > ${afterSeq}
+      ORDER BY b.seq LIMIT ${ROWS_PER_READ}`);
+    if (records.length > 0) yield records.map((record) => presentRow(schema, record));
+    const last = records.at(-1);
+    if (records.length < ROWS_PER_READ || !last) return;
+    afterSeq = last.seq;
+  }
 }

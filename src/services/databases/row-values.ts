@@ -193,3 +193,24 @@ export function propertiesByName(
   }
   return named;
 }
+
+/**
+ * The values a block brings along when it becomes a row of the database of
+ * `schema` (a page turned into a row, a row moved to another database): each
+ * value whose key names a property here (by id, display name, or `title` for
+ * the title property) and that the property accepts. A row holds only values
+ * its schema explains, so the rest stay behind.
+ */
+export function carriedValues(
+  schema: DatabaseSchema,
+  entries: [key: string, value: unknown][],
+): Record<string, unknown> {
+  const carried: Record<string, unknown> = {};
+  for (const [key, value] of entries) {
+    const property = resolvePropertyKey(schema, key);
+    if (!property || COMPUTED_PROPERTY_TYPES.has(property.type) || property.id in carried) continue;
+    const result = normalizeValue(property, value);
+    if (result.ok && result.value !== null) carried[property.id] = result.value;
+  }
+  return carried;
+}

@@ -1,7 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
-import type { Database } from "../../db/client";
+import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
+import { retryWhileStale, StaleWrite } from "../../lib/stale";
 import { propertyPathSql } from "./property-path";
 import {
   COMPUTED_PROPERTY_TYPES,
@@ -13,11 +14,17 @@ import {
   SELECT_LIKE_TYPES,
   type SelectOption,
 } from "./property-types";
-import { loadDatabaseSchema } from "./schema-records";
+import { loadDatabaseSchema, nameKey } from "./schema-records";
 
-// Schema changes: one read of the schema, then one atomic batch that changes the
-// schema records and rewrites the affected row values, so rows never hold values
-// that the schema no longer explains.
+// Schema changes are validated against the schema as read, then written in one
+// atomic batch whose every statement holds only while the database's schema
+// version is still the one read; the batch's last statement increments it. A
+// change that lost a race to another one writes nothing and is validated again
+// against the new schema (retryWhileStale). So concurrent changes never undo each
+// other, names stay unique, and rows are rewritten in the same batch as the
+// schema change that affects them: rows never hold values the schema no longer explains.
+
+const DATE_LIKE_TYPES: ReadonlySet<PropertyType> = new Set(["date", "created_time", "last_edited_time"]);
 
 function findProperty(schema: DatabaseSchema, propertyId: string): PropertyDefinition {
   const property = schema.properties.find((candidate) => candidate.id === propertyId);
@@ -27,40 +34,66 @@ function findProperty(schema: DatabaseSchema, propertyId: string): PropertyDefin
 
 function assertNameFree(schema: DatabaseSchema, name: string, except?: string): void {
   const taken = schema.properties.find(
-    (property) => property.id !== except && property.name.toLowerCase() === name.toLowerCase(),
+    (property) => property.id !== except && nameKey(property.name) === nameKey(name),
   );
   if (taken) throw conflict("A property with this name already exists", { name, property_id: taken.id });
 }
 
-/** Writes an older database's inline schema as schema records, so later changes have records to change. */
-function materializeLegacy(schema: DatabaseSchema, timestamp: string): SQL[] {
+/** Holds while the database's schema is still the version the change was validated against. */
+const schemaStill = (schema: DatabaseSchema): SQL =>
+  sql`(SELECT sv.schema_version FROM blocks sv WHERE sv.id = ${schema.databaseId}) = ${schema.version}`;
+
+/** Writes an older database's inline schema out as records, so later changes have records to change. */
+function materializeLegacy(schema: DatabaseSchema, timestamp: string, when: SQL): SQL[] {
   if (!schema.legacy || schema.properties.length === 0) return [];
-  const rows = schema.properties.map((property) => ({ ...property, options: JSON.stringify(property.options) }));
+  const rows = schema.properties.map((property) => ({
+    ...property,
+    key: nameKey(property.name),
+    options: JSON.stringify(property.options),
+  }));
   return [
-    sql`INSERT INTO database_properties (id, database_id, name, type, options, position, created_at, updated_at)
-      SELECT p.value ->> '$.id', ${schema.databaseId}, p.value ->> '$.name', p.value ->> '$.type',
+    sql`INSERT INTO database_properties (id, database_id, name, name_key, type, options, position, created_at, updated_at)
+      SELECT p.value ->> '$.id', ${schema.databaseId}, p.value ->> '$.name', p.value ->> '$.key', p.value ->> '$.type',
         p.value ->> '$.options', p.value ->> '$.position', ${timestamp}, ${timestamp}
-      FROM json_each(${JSON.stringify(rows)}) AS p`,
+      FROM json_each(${JSON.stringify(rows)}) AS p
+      WHERE ${when}`,
   ];
 }
 
+interface SchemaChange {
+  /** Statements of the change; each must include `when` in its WHERE clause. */
+  statements: (timestamp: string, when: SQL) => SQL[];
+  /** A further condition the whole change needs, checked in the same statements (beyond the version). */
+  requires?: SQL;
+}
+
 /**
- * Runs a schema change as one atomic batch: an older database's inline schema
- * is first written out as records, then `statements` (built for `timestamp`),
- * then the database block is marked as edited.
+ * Writes a validated schema change as one atomic batch: the legacy inline
+ * schema written out as records (when still legacy), the change, then the
+ * version increment (with the database marked as edited). Throws StaleWrite
+ * when the schema changed since `schema` was read: nothing was written.
  */
-async function commitSchemaChange(
-  db: Database,
-  schema: DatabaseSchema,
-  userId: string,
-  statements: (timestamp: string) => SQL[],
-): Promise<void> {
-  const timestamp = new Date().toISOString();
-  await batchAll(db, [
-    ...materializeLegacy(schema, timestamp),
-    ...statements(timestamp),
-    sql`UPDATE blocks SET updated_at = ${timestamp}, last_edited_by = ${userId} WHERE id = ${schema.databaseId}`,
+async function commitSchemaChange(ctx: UserContext, schema: DatabaseSchema, change: SchemaChange): Promise<void> {
+  const timestamp = ctx.now().toISOString();
+  const when = change.requires ? sql`${schemaStill(schema)} AND ${change.requires}` : schemaStill(schema);
+  const results = await batchAll<unknown[]>(ctx.db, [
+    ...materializeLegacy(schema, timestamp, when),
+    ...change.statements(timestamp, when),
+    sql`UPDATE blocks SET schema_version = schema_version + 1, updated_at = ${timestamp},
+        last_edited_by = ${ctx.actor.userId}
+      WHERE id = ${schema.databaseId} AND ${when}
+      RETURNING schema_version`,
   ]);
+  if ((results.at(-1) ?? []).length === 0) throw new StaleWrite();
+}
+
+/** Loads the schema, runs `change` against it, and repeats both if the schema changed meanwhile. */
+function changeSchema<T>(
+  ctx: UserContext,
+  databaseId: string,
+  change: (schema: DatabaseSchema) => Promise<T>,
+): Promise<T> {
+  return retryWhileStale("database schema", async () => change(await loadDatabaseSchema(ctx, databaseId)));
 }
 
 function normalizeOptions(options: { name: string; color?: string }[]): SelectOption[] {
@@ -78,89 +111,165 @@ export interface NewProperty {
   options?: { name: string; color?: string }[];
 }
 
-export async function addProperty(
-  db: Database,
-  userId: string,
-  databaseId: string,
-  input: NewProperty,
-): Promise<PropertyDefinition> {
-  const schema = await loadDatabaseSchema(db, userId, databaseId);
-  assertNameFree(schema, input.name);
-  if (input.type === "title" && schema.properties.some((property) => property.type === "title")) {
-    throw badRequest("A database has exactly one title property", { type: input.type });
+export function addProperty(ctx: UserContext, databaseId: string, input: NewProperty): Promise<PropertyDefinition> {
+  return changeSchema(ctx, databaseId, async (schema) => {
+    assertNameFree(schema, input.name);
+    if (input.type === "title" && schema.properties.some((property) => property.type === "title")) {
+      throw badRequest("A database has exactly one title property", { type: input.type });
+    }
+    if (input.options && !SELECT_LIKE_TYPES.has(input.type)) {
+      throw badRequest("Only select, multi_select and status properties have options", { type: input.type });
+    }
+    const property: PropertyDefinition = {
+      id: newPropertyId(),
+      name: input.name,
+      type: input.type,
+      options: normalizeOptions(input.options ?? []),
+      position: Math.max(-1, ...schema.properties.map((p) => p.position)) + 1,
+    };
+    await commitSchemaChange(ctx, schema, {
+      statements: (timestamp, when) => [
+        sql`INSERT INTO database_properties (id, database_id, name, name_key, type, options, position, created_at,
+            updated_at)
+          SELECT ${property.id}, ${databaseId}, ${property.name}, ${nameKey(property.name)}, ${property.type},
+            ${JSON.stringify(property.options)}, ${property.position}, ${timestamp}, ${timestamp}
+          WHERE ${when}`,
+      ],
+    });
+    return property;
+  });
+}
+
+/** Views that lay a calendar or timeline out by `propertyId`: they cannot lose it or have it retyped. */
+const laidOutBy = (databaseId: string, propertyId: string): SQL =>
+  sql`EXISTS (SELECT 1 FROM database_views lv WHERE lv.database_id = ${databaseId}
+    AND (lv.date_property = ${propertyId} OR lv.start_date_property = ${propertyId}))`;
+
+async function assertNoLayoutUse(
+  ctx: UserContext,
+  schema: DatabaseSchema,
+  property: PropertyDefinition,
+  doing: string,
+) {
+  const views = await ctx.db.all<{ id: string; name: string }>(sql`
+    SELECT v.id, v.name FROM database_views v WHERE v.database_id = ${schema.databaseId}
+      AND (v.date_property = ${property.id} OR v.start_date_property = ${property.id})`);
+  if (views.length > 0) {
+    throw conflict(`Saved views lay themselves out by '${property.name}': change those views before ${doing} it`, {
+      property_id: property.id,
+      views: views.map((view) => ({ id: view.id, name: view.name })),
+    });
   }
-  if (input.options && !SELECT_LIKE_TYPES.has(input.type)) {
-    throw badRequest("Only select, multi_select and status properties have options", { type: input.type });
-  }
-  const property: PropertyDefinition = {
-    id: newPropertyId(),
-    name: input.name,
-    type: input.type,
-    options: normalizeOptions(input.options ?? []),
-    position: Math.max(-1, ...schema.properties.map((p) => p.position)) + 1,
-  };
-  await commitSchemaChange(db, schema, userId, (timestamp) => [
-    sql`INSERT INTO database_properties (id, database_id, name, type, options, position, created_at, updated_at)
-        VALUES (${property.id}, ${databaseId}, ${property.name}, ${property.type}, ${JSON.stringify(property.options)},
-          ${property.position}, ${timestamp}, ${timestamp})`,
-  ]);
-  return property;
+}
+
+/** A filter array (JSON text column `column` of database_views) without the filters `drop` matches (alias `f`). */
+const filtersWithout = (column: string, drop: SQL): SQL =>
+  sql`(SELECT json_group_array(json(f.value) ORDER BY f.key) FROM json_each(${sql.raw(column)}) f WHERE NOT (${drop}))`;
+
+const filtersHave = (column: string, match: SQL): SQL =>
+  sql`EXISTS (SELECT 1 FROM json_each(${sql.raw(column)}) f WHERE ${match})`;
+
+/**
+ * Takes a property out of every saved view of the database, in the schema
+ * change's batch: its filters and sorts, its place among visible properties, its
+ * use as a timeline's end date. (Layout uses are refused before this runs.)
+ */
+function removeFromViews(databaseId: string, propertyId: string, timestamp: string, when: SQL): SQL {
+  const onProperty = sql`f.value ->> '$.property' = ${propertyId}`;
+  return sql`UPDATE database_views SET
+      filters = ${filtersWithout("filters", onProperty)},
+      sorts = ${filtersWithout("sorts", onProperty)},
+      visible_properties = CASE WHEN visible_properties IS NULL THEN NULL ELSE
+        (SELECT json_group_array(f.value ORDER BY f.key) FROM json_each(visible_properties) f
+          WHERE f.value IS NOT ${propertyId}) END,
+      end_date_property = CASE WHEN end_date_property = ${propertyId} THEN NULL ELSE end_date_property END,
+      version = version + 1, updated_at = ${timestamp}
+    WHERE database_id = ${databaseId} AND ${when}
+      AND (${filtersHave("filters", onProperty)} OR ${filtersHave("sorts", onProperty)}
+        OR end_date_property = ${propertyId}
+        OR (visible_properties IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(visible_properties) f
+          WHERE f.value = ${propertyId})))`;
+}
+
+/** Drops the filters on a property from every saved view (they may not fit its new type). */
+function removeFiltersFromViews(databaseId: string, propertyId: string, timestamp: string, when: SQL): SQL {
+  const onProperty = sql`f.value ->> '$.property' = ${propertyId}`;
+  return sql`UPDATE database_views SET filters = ${filtersWithout("filters", onProperty)},
+      version = version + 1, updated_at = ${timestamp}
+    WHERE database_id = ${databaseId} AND ${when} AND ${filtersHave("filters", onProperty)}`;
 }
 
 /**
  * Renames and/or retypes a property. Retyping keeps stored values as they are
- * (nothing is discarded); new writes are validated against the new type.
- * Select-like types keep their options when retyped among themselves.
+ * (nothing is discarded); new writes are validated against the new type, and
+ * saved views drop their filters on it (their operators and values may not fit
+ * the new type). Select-like types keep their options when retyped among themselves.
  */
-export async function updateProperty(
-  db: Database,
-  userId: string,
+export function updateProperty(
+  ctx: UserContext,
   databaseId: string,
   propertyId: string,
   input: { name?: string; type?: PropertyType },
 ): Promise<PropertyDefinition> {
-  const schema = await loadDatabaseSchema(db, userId, databaseId);
-  const property = findProperty(schema, propertyId);
-  if (input.name !== undefined) assertNameFree(schema, input.name, propertyId);
-  if (input.type !== undefined && input.type !== property.type) {
-    if (property.type === "title" || input.type === "title") {
-      throw badRequest("The title property cannot be retyped, and no other property can become the title", {
-        property_id: propertyId,
-      });
+  return changeSchema(ctx, databaseId, async (schema) => {
+    const property = findProperty(schema, propertyId);
+    if (input.name !== undefined) assertNameFree(schema, input.name, propertyId);
+    const retyped = input.type !== undefined && input.type !== property.type;
+    if (retyped && input.type !== undefined) {
+      if (property.type === "title" || input.type === "title") {
+        throw badRequest("The title property cannot be retyped, and no other property can become the title", {
+          property_id: propertyId,
+        });
+      }
+      if (COMPUTED_PROPERTY_TYPES.has(input.type) !== COMPUTED_PROPERTY_TYPES.has(property.type)) {
+        throw badRequest("Computed properties cannot be retyped to stored ones or back", { property_id: propertyId });
+      }
+      if (DATE_LIKE_TYPES.has(property.type) && !DATE_LIKE_TYPES.has(input.type)) {
+        await assertNoLayoutUse(ctx, schema, property, "retyping");
+      }
     }
-    if (COMPUTED_PROPERTY_TYPES.has(input.type) !== COMPUTED_PROPERTY_TYPES.has(property.type)) {
-      throw badRequest("Computed properties cannot be retyped to stored ones or back", { property_id: propertyId });
-    }
-  }
-  const updated: PropertyDefinition = {
-    ...property,
-    name: input.name ?? property.name,
-    type: input.type ?? property.type,
-    options: SELECT_LIKE_TYPES.has(input.type ?? property.type) ? property.options : [],
-  };
-  await commitSchemaChange(db, schema, userId, (timestamp) => [
-    sql`UPDATE database_properties SET name = ${updated.name}, type = ${updated.type},
-        options = ${JSON.stringify(updated.options)}, updated_at = ${timestamp}
-        WHERE id = ${propertyId} AND database_id = ${databaseId}`,
-  ]);
-  return updated;
+    const updated: PropertyDefinition = {
+      ...property,
+      name: input.name ?? property.name,
+      type: input.type ?? property.type,
+      options: SELECT_LIKE_TYPES.has(input.type ?? property.type) ? property.options : [],
+    };
+    await commitSchemaChange(ctx, schema, {
+      requires: retyped ? sql`NOT ${laidOutBy(databaseId, propertyId)}` : undefined,
+      statements: (timestamp, when) => [
+        sql`UPDATE database_properties SET name = ${updated.name}, name_key = ${nameKey(updated.name)},
+            type = ${updated.type}, options = ${JSON.stringify(updated.options)}, updated_at = ${timestamp}
+          WHERE id = ${propertyId} AND database_id = ${databaseId} AND ${when}`,
+        ...(retyped ? [removeFiltersFromViews(databaseId, propertyId, timestamp, when)] : []),
+      ],
+    });
+    return updated;
+  });
 }
 
-/** Removes a property and its values from every row of the database. */
-export async function removeProperty(
-  db: Database,
-  userId: string,
-  databaseId: string,
-  propertyId: string,
-): Promise<void> {
-  const schema = await loadDatabaseSchema(db, userId, databaseId);
-  const property = findProperty(schema, propertyId);
-  if (property.type === "title") throw badRequest("The title property cannot be removed", { property_id: propertyId });
-  await commitSchemaChange(db, schema, userId, () => [
-    sql`DELETE FROM database_properties WHERE id = ${propertyId} AND database_id = ${databaseId}`,
-    sql`UPDATE blocks SET properties = json_remove(properties, ${propertyPathSql(propertyId)})
-        WHERE database_id = ${databaseId} AND json_type(properties, ${propertyPathSql(propertyId)}) IS NOT NULL`,
-  ]);
+/**
+ * Removes a property and its values from every row of the database, and from
+ * every saved view's filters, sorts and visible properties. A view laid out by
+ * it (a calendar's date, a timeline's start) is a 409: change the view first.
+ */
+export function removeProperty(ctx: UserContext, databaseId: string, propertyId: string): Promise<void> {
+  return changeSchema(ctx, databaseId, async (schema) => {
+    const property = findProperty(schema, propertyId);
+    if (property.type === "title") {
+      throw badRequest("The title property cannot be removed", { property_id: propertyId });
+    }
+    await assertNoLayoutUse(ctx, schema, property, "removing");
+    const path = propertyPathSql(propertyId);
+    await commitSchemaChange(ctx, schema, {
+      requires: sql`NOT ${laidOutBy(databaseId, propertyId)}`,
+      statements: (timestamp, when) => [
+        sql`DELETE FROM database_properties WHERE id = ${propertyId} AND database_id = ${databaseId} AND ${when}`,
+        sql`UPDATE blocks SET properties = json_remove(properties, ${path})
+          WHERE database_id = ${databaseId} AND json_type(properties, ${path}) IS NOT NULL AND ${when}`,
+        removeFromViews(databaseId, propertyId, timestamp, when),
+      ],
+    });
+  });
 }
 
 function selectLikeProperty(schema: DatabaseSchema, propertyId: string): PropertyDefinition {
@@ -174,9 +283,15 @@ function selectLikeProperty(schema: DatabaseSchema, propertyId: string): Propert
   return property;
 }
 
-const saveOptions = (schema: DatabaseSchema, property: PropertyDefinition, options: SelectOption[], at: string) =>
+const saveOptions = (
+  schema: DatabaseSchema,
+  property: PropertyDefinition,
+  options: SelectOption[],
+  at: string,
+  when: SQL,
+) =>
   sql`UPDATE database_properties SET options = ${JSON.stringify(options)}, updated_at = ${at}
-    WHERE id = ${property.id} AND database_id = ${schema.databaseId}`;
+    WHERE id = ${property.id} AND database_id = ${schema.databaseId} AND ${when}`;
 
 /** The option id of a multi-select item: `{id, ...}`, or a bare name in older rows. */
 const optionIdOf = (alias: string): SQL =>
@@ -192,91 +307,123 @@ function rewriteOptionValues(
   property: PropertyDefinition,
   optionId: string,
   replacement: SelectOption | null,
+  when: SQL,
 ): SQL {
   const path = propertyPathSql(property.id);
   if (property.type === "multi_select") {
     const kept = replacement
-      ? sql`SELECT json_group_array(CASE WHEN ${optionIdOf("e")} = ${optionId} THEN json(${JSON.stringify(replacement)}) ELSE json(e.value) END) FROM json_each(blocks.properties, ${path}) e`
-      : sql`SELECT json_group_array(json(e.value)) FROM json_each(blocks.properties, ${path}) e WHERE ${optionIdOf("e")} IS NOT ${optionId}`;
+      ? sql`SELECT json_group_array(CASE WHEN ${optionIdOf("e")} = ${optionId} THEN json(${JSON.stringify(replacement)}) ELSE json(e.value) END ORDER BY e.key) FROM json_each(blocks.properties, ${path}) e`
+      : sql`SELECT json_group_array(json(e.value) ORDER BY e.key) FROM json_each(blocks.properties, ${path}) e WHERE ${optionIdOf("e")} IS NOT ${optionId}`;
     return sql`UPDATE blocks SET properties = json_set(properties, ${path}, json((${kept})))
-      WHERE database_id = ${schema.databaseId}
+      WHERE database_id = ${schema.databaseId} AND ${when}
         AND EXISTS (SELECT 1 FROM json_each(blocks.properties, ${path}) e WHERE ${optionIdOf("e")} = ${optionId})`;
   }
   const newValue = replacement
     ? sql`json_set(properties, ${path}, json(${JSON.stringify(replacement)}))`
     : sql`json_remove(properties, ${path})`;
   return sql`UPDATE blocks SET properties = ${newValue}
-    WHERE database_id = ${schema.databaseId} AND properties -> ${path} ->> '$.id' = ${optionId}`;
+    WHERE database_id = ${schema.databaseId} AND ${when}
+      AND CASE json_type(properties, ${path}) WHEN 'object' THEN properties -> ${path} ->> '$.id'
+        ELSE properties ->> ${path} END = ${optionId}`;
 }
 
-export async function addOption(
-  db: Database,
-  userId: string,
+/** Saved-view filters on `property` whose value names `option` (by id or name). */
+const filterNamesOption = (property: PropertyDefinition, option: SelectOption): SQL =>
+  sql`f.value ->> '$.property' = ${property.id} AND (f.value ->> '$.value' = ${option.id}
+    OR f.value ->> '$.value' = ${option.name} OR f.value ->> '$.value.id' = ${option.id}
+    OR f.value ->> '$.value.name' = ${option.name})`;
+
+export function addOption(
+  ctx: UserContext,
   databaseId: string,
   propertyId: string,
   input: { name: string; color?: string },
 ): Promise<SelectOption> {
-  const schema = await loadDatabaseSchema(db, userId, databaseId);
-  const property = selectLikeProperty(schema, propertyId);
-  if (property.options.some((option) => option.name === input.name)) {
-    throw conflict("An option with this name already exists", { name: input.name });
-  }
-  const option: SelectOption = { id: newOptionId(), name: input.name, color: input.color ?? "default" };
-  await commitSchemaChange(db, schema, userId, (timestamp) => [
-    saveOptions(schema, property, [...property.options, option], timestamp),
-  ]);
-  return option;
+  return changeSchema(ctx, databaseId, async (schema) => {
+    const property = selectLikeProperty(schema, propertyId);
+    if (property.options.some((option) => option.name === input.name)) {
+      throw conflict("An option with this name already exists", { name: input.name });
+    }
+    const option: SelectOption = { id: newOptionId(), name: input.name, color: input.color ?? "default" };
+    await commitSchemaChange(ctx, schema, {
+      statements: (timestamp, when) => [saveOptions(schema, property, [...property.options, option], timestamp, when)],
+    });
+    return option;
+  });
 }
 
-/** Renames or recolours an option; rows holding it are rewritten in the same batch. */
-export async function updateOption(
-  db: Database,
-  userId: string,
+/**
+ * Renames or recolours an option; rows holding it are rewritten in the same
+ * batch, and saved-view filters naming it by its old name follow the new one.
+ */
+export function updateOption(
+  ctx: UserContext,
   databaseId: string,
   propertyId: string,
   optionId: string,
   input: { name?: string; color?: string },
 ): Promise<SelectOption> {
-  const schema = await loadDatabaseSchema(db, userId, databaseId);
-  const property = selectLikeProperty(schema, propertyId);
-  const option = property.options.find((candidate) => candidate.id === optionId);
-  if (!option) throw notFound("Option not found", { property_id: propertyId, option_id: optionId });
-  if (input.name !== undefined && property.options.some((o) => o.id !== optionId && o.name === input.name)) {
-    throw conflict("An option with this name already exists", { name: input.name });
-  }
-  const updated: SelectOption = { ...option, name: input.name ?? option.name, color: input.color ?? option.color };
-  await commitSchemaChange(db, schema, userId, (timestamp) => [
-    saveOptions(
-      schema,
-      property,
-      property.options.map((o) => (o.id === optionId ? updated : o)),
-      timestamp,
-    ),
-    rewriteOptionValues(schema, property, optionId, updated),
-  ]);
-  return updated;
+  return changeSchema(ctx, databaseId, async (schema) => {
+    const property = selectLikeProperty(schema, propertyId);
+    const option = property.options.find((candidate) => candidate.id === optionId);
+    if (!option) throw notFound("Option not found", { property_id: propertyId, option_id: optionId });
+    if (input.name !== undefined && property.options.some((o) => o.id !== optionId && o.name === input.name)) {
+      throw conflict("An option with this name already exists", { name: input.name });
+    }
+    const updated: SelectOption = { ...option, name: input.name ?? option.name, color: input.color ?? option.color };
+    const renamed = updated.name !== option.name;
+    const byOldName = sql`f.value ->> '$.property' = ${property.id} AND f.value ->> '$.value' = ${option.name}`;
+    await commitSchemaChange(ctx, schema, {
+      statements: (timestamp, when) => [
+        saveOptions(
+          schema,
+          property,
+          property.options.map((o) => (o.id === optionId ? updated : o)),
+          timestamp,
+          when,
+        ),
+        rewriteOptionValues(schema, property, optionId, updated, when),
+        ...(renamed
+          ? [
+              sql`UPDATE database_views SET filters = (SELECT json_group_array(CASE WHEN ${byOldName}
+                    THEN json_set(f.value, '$.value', ${updated.name}) ELSE json(f.value) END ORDER BY f.key)
+                  FROM json_each(filters) f),
+                  version = version + 1, updated_at = ${timestamp}
+                WHERE database_id = ${databaseId} AND ${when} AND ${filtersHave("filters", byOldName)}`,
+            ]
+          : []),
+      ],
+    });
+    return updated;
+  });
 }
 
-/** Removes an option and clears it from every row that held it. */
-export async function removeOption(
-  db: Database,
-  userId: string,
+/** Removes an option, clears it from every row that held it and drops saved-view filters on it. */
+export function removeOption(
+  ctx: UserContext,
   databaseId: string,
   propertyId: string,
   optionId: string,
 ): Promise<void> {
-  const schema = await loadDatabaseSchema(db, userId, databaseId);
-  const property = selectLikeProperty(schema, propertyId);
-  if (!property.options.some((option) => option.id === optionId)) {
-    throw notFound("Option not found", { property_id: propertyId, option_id: optionId });
-  }
-  await commitSchemaChange(db, schema, userId, (timestamp) => [
-    saveOptions(
-      schema,
-      property,
-      property.options.filter((option) => option.id !== optionId),
-      timestamp,
-    ),
-    rewriteOptionValues(schema, property, optionId, null),
-  ]);
+  return changeSchema(ctx, databaseId, async (schema) => {
+    const property = selectLikeProperty(schema, propertyId);
+    const option = property.options.find((candidate) => candidate.id === optionId);
+    if (!option) throw notFound("Option not found", { property_id: propertyId, option_id: optionId });
+    const onOption = filterNamesOption(property, option);
+    await commitSchemaChange(ctx, schema, {
+      statements: (timestamp, when) => [
+        saveOptions(
+          schema,
+          property,
+          property.options.filter((candidate) => candidate.id !== optionId),
+          timestamp,
+          when,
+        ),
+        rewriteOptionValues(schema, property, optionId, null, when),
+        sql`UPDATE database_views SET filters = ${filtersWithout("filters", onOption)},
+            version = version + 1, updated_at = ${timestamp}
+          WHERE database_id = ${databaseId} AND ${when} AND ${filtersHave("filters", onOption)}`,
+      ],
+    });
+  });
 }

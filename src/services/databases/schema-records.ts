@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
-import type { Database } from "../../db/client";
+import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { visibleTo } from "../blocks/visibility";
 import {
@@ -33,6 +33,17 @@ export const presentProperty = (record: PropertyRecord): PropertyDefinition => (
   position: record.position,
 });
 
+/** Property names are unique per database whatever their case: this is the key they are compared by. */
+export const nameKey = (name: string): string => name.toLowerCase();
+
+/**
+ * Holds while the database's schema is the version `schema` was read at: the
+ * guard of every write validated against it (rows, views), checked in the
+ * write's own statement, so a write never lands against a schema that changed.
+ */
+export const schemaUnchanged = (schema: DatabaseSchema): SQL =>
+  sql`EXISTS (SELECT 1 FROM blocks sv WHERE sv.id = ${schema.databaseId} AND sv.schema_version = ${schema.version})`;
+
 /**
  * Inserts for the default columns of a database, to run in the batch that just
  * wrote the database block: they land only when `justWritten` holds for that
@@ -40,10 +51,15 @@ export const presentProperty = (record: PropertyRecord): PropertyDefinition => (
  * schema records and no inline schema. So a refused or no-op write adds nothing.
  */
 export function defaultSchemaInserts(databaseId: string, timestamp: string, justWritten: SQL): SQL {
-  const rows = DEFAULT_PROPERTIES.map((property, position) => ({ id: newPropertyId(), ...property, position }));
+  const rows = DEFAULT_PROPERTIES.map((property, position) => ({
+    id: newPropertyId(),
+    ...property,
+    key: nameKey(property.name),
+    position,
+  }));
   return sql`
-    INSERT INTO database_properties (id, database_id, name, type, options, position, created_at, updated_at)
-    SELECT p.value ->> '$.id', ${databaseId}, p.value ->> '$.name', p.value ->> '$.type', '[]',
+    INSERT INTO database_properties (id, database_id, name, name_key, type, options, position, created_at, updated_at)
+    SELECT p.value ->> '$.id', ${databaseId}, p.value ->> '$.name', p.value ->> '$.key', p.value ->> '$.type', '[]',
       p.value ->> '$.position', ${timestamp}, ${timestamp}
     FROM json_each(${JSON.stringify(rows)}) AS p
     WHERE EXISTS (SELECT 1 FROM blocks d WHERE d.id = ${databaseId} AND d.type = 'database'
@@ -52,37 +68,61 @@ export function defaultSchemaInserts(databaseId: string, timestamp: string, just
     RETURNING id`;
 }
 
+/**
+ * For a duplicate's batch: the schema records of every copied database, with
+ * their property ids kept (ids are unique per database), so copied rows stay valid.
+ * `copies` is the duplicate's JSON `[{source_id, id}]`.
+ */
+export const copySchemaRecords = (copied: { copies: string; timestamp: string }): SQL => sql`
+  INSERT INTO database_properties (id, database_id, name, name_key, type, options, position, created_at, updated_at)
+  SELECT p.id, copy.value ->> '$.id', p.name, p.name_key, p.type, p.options, p.position, ${copied.timestamp},
+    ${copied.timestamp}
+  FROM json_each(${copied.copies}) AS copy
+  JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'`;
+
 interface DatabaseBlockRow {
   id: string;
   type: string;
   properties: string;
+  schema_version: number;
 }
 
 /**
  * The schema of a database visible to the user: its schema records, or for an
  * older database without records, its inline `properties.schema`. One round trip.
  */
-export async function loadDatabaseSchema(db: Database, userId: string, databaseId: string): Promise<DatabaseSchema> {
-  const [databases, records] = await batchAll<[DatabaseBlockRow, PropertyRecord]>(db, [
-    sql`SELECT b.id, b.type, b.properties FROM blocks b WHERE b.id = ${databaseId} AND ${visibleTo(userId)}`,
+export async function loadDatabaseSchema(ctx: UserContext, databaseId: string): Promise<DatabaseSchema> {
+  const [databases, records] = await batchAll<[DatabaseBlockRow, PropertyRecord]>(ctx.db, [
+    sql`SELECT b.id, b.type, b.properties, b.schema_version FROM blocks b
+      WHERE b.id = ${databaseId} AND ${visibleTo(ctx.actor)}`,
     sql`SELECT * FROM database_properties WHERE database_id = ${databaseId} ORDER BY position, name`,
   ]);
   const database = databases[0];
   if (database?.type !== "database") throw databaseNotFound(databaseId);
-  if (records.length > 0) return { databaseId, properties: records.map(presentProperty), legacy: false };
+  const version = database.schema_version;
+  if (records.length > 0) return { databaseId, properties: records.map(presentProperty), legacy: false, version };
   const inline = (JSON.parse(database.properties) as { schema?: unknown }).schema;
-  return { databaseId, properties: parseInlineSchema(inline), legacy: true };
+  return { databaseId, properties: parseInlineSchema(inline), legacy: true, version };
 }
 
 const isPropertyType = (value: unknown): value is PropertyType =>
   typeof value === "string" && (PROPERTY_TYPES as readonly string[]).includes(value);
 
 /**
+ * An id a JSON path can address. SQLite reads a path as a C string, so a NUL
+ * ends it early ("bad JSON path"), and a lone surrogate cannot travel as UTF-8:
+ * a legacy property with such an id can never be read or written by path.
+ */
+const isAddressable = (id: string): boolean =>
+  !id.includes("\0") && !/[\uD800-\uDFFF]/.test(id.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""));
+
+/**
  * Reads an older database's inline schema. Accepted shapes: an array of
  * `{id?, name, type, options?}`, or an object keyed by property id (or name)
  * whose values are `{name?, type, options?}`. Options may be strings or
  * `{id?, name, color?}`; a legacy option without an id is identified by its name.
- * Entries that are not property definitions are skipped, never guessed.
+ * Entries that are not property definitions, and ids no JSON path can address,
+ * are skipped, never guessed.
  */
 export function parseInlineSchema(inline: unknown): PropertyDefinition[] {
   const seenIds = new Set<string>();
@@ -101,7 +141,7 @@ export function parseInlineSchema(inline: unknown): PropertyDefinition[] {
     const id = typeof entry.id === "string" ? entry.id : key;
     const name = typeof entry.name === "string" ? entry.name : key;
     // Ids and names must identify one property each; a repeated one is skipped, not guessed.
-    if (!id || !name || seenIds.has(id) || seenNames.has(name.toLowerCase())) continue;
+    if (!id || !name || !isAddressable(id) || seenIds.has(id) || seenNames.has(name.toLowerCase())) continue;
     seenIds.add(id);
     seenNames.add(name.toLowerCase());
     properties.push({ id, name, type, options: parseLegacyOptions(entry.options), position: properties.length });

@@ -31,13 +31,30 @@ function readable(property: PropertyDefinition, value: unknown): string {
 }
 
 /**
- * RFC 4180 CSV of a database: one column per schema property in schema order,
- * headed by display name; CRLF line ends, fields quoted when they need it.
+ * A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, or a tab or
+ * carriage return before one) is prefixed with `'`, so it opens as the text it
+ * is (OWASP's CSV-injection advice). Numbers are numbers and stay as they are.
  */
-export function rowsToCsv(schema: DatabaseSchema, rows: Row[]): string {
-  const header = schema.properties.map((property) => property.name);
-  const body = rows.map((row) =>
-    schema.properties.map((property) => readable(property, row.properties_by_name[property.name])),
-  );
-  return Papa.unparse({ fields: header, data: body }, { newline: "\r\n", quotes: false, header: true });
+const FORMULA_START = /^[=+\-@\t\r]/;
+export const neutralizeFormula = (cell: string): string => (FORMULA_START.test(cell) ? `'${cell}` : cell);
+
+function cell(property: PropertyDefinition, value: unknown): string {
+  const text = readable(property, value);
+  return property.type === "number" && typeof value === "number" ? text : neutralizeFormula(text);
 }
+
+const CSV_OPTIONS = { newline: "\r\n", quotes: false } as const;
+
+/** The header line of a database's CSV: one column per schema property in schema order, by display name. */
+export const csvHeader = (schema: DatabaseSchema): string =>
+  Papa.unparse([schema.properties.map((property) => neutralizeFormula(property.name))], CSV_OPTIONS);
+
+/**
+ * RFC 4180 lines of rows (CRLF between them, none after the last): the cells
+ * under `csvHeader`, fields quoted when they need it.
+ */
+export const csvLines = (schema: DatabaseSchema, rows: Row[]): string =>
+  Papa.unparse(
+    rows.map((row) => schema.properties.map((property) => cell(property, row.properties_by_name[property.name]))),
+    CSV_OPTIONS,
+  );

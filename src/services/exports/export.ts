@@ -1,16 +1,17 @@
 import { zipSync } from "fflate";
-import type { Database } from "../../db/client";
+import type { UserContext } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
+import type { BlockTree } from "../../schemas/blocks";
+import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
 import { blockNotFound, getHierarchy, HIERARCHY_MAX_DEPTH } from "../blocks/queries";
-import { PAGE_LIKE_TYPES } from "../blocks/typed-fields";
 import { contentToHtml } from "../content/html";
 import { contentToMarkdown } from "../content/markdown";
 import { contentToPdf } from "../content/pdf";
-import { queryRows } from "../databases/row-query";
-import { presentRow } from "../databases/rows";
+import type { DatabaseSchema } from "../databases/property-types";
+import { allRows } from "../databases/row-query";
 import { loadDatabaseSchema } from "../databases/schema-records";
 import { pageTitle } from "../pages/pages";
-import { rowsToCsv } from "./csv";
+import { csvHeader, csvLines } from "./csv";
 import { pageDocument } from "./page-document";
 
 export type ExportFormat = "markdown" | "html" | "json" | "pdf" | "csv";
@@ -18,7 +19,8 @@ export type ExportFormat = "markdown" | "html" | "json" | "pdf" | "csv";
 export interface ExportedFile {
   filename: string;
   contentType: string;
-  body: Uint8Array;
+  /** Page exports are built whole; database exports stream, however many rows there are. */
+  body: Uint8Array | ReadableStream<Uint8Array>;
 }
 
 const FILE_TYPES: Record<ExportFormat, { extension: string; contentType: string }> = {
@@ -31,8 +33,6 @@ const FILE_TYPES: Record<ExportFormat, { extension: string; contentType: string 
 
 const PAGE_FORMATS: readonly ExportFormat[] = ["markdown", "html", "json", "pdf"];
 const DATABASE_FORMATS: readonly ExportFormat[] = ["csv", "json"];
-/** Rows one database export carries at most. */
-export const EXPORT_MAX_ROWS = 10_000;
 
 /** A file-name-safe form of a title. */
 const slug = (title: string) =>
@@ -46,17 +46,46 @@ const slug = (title: string) =>
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
+/** A byte stream of the text an async generator yields, read as the client reads. */
+function streamOf(parts: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await parts.next();
+      if (done) controller.close();
+      else controller.enqueue(encoder.encode(value));
+    },
+    async cancel() {
+      await parts.return(undefined);
+    },
+  });
+}
+
+/** RFC 4180 CSV: the header, then each row on its own CRLF-separated line. */
+async function* databaseCsv(ctx: UserContext, schema: DatabaseSchema): AsyncGenerator<string> {
+  yield csvHeader(schema);
+  for await (const rows of allRows(ctx, schema)) yield `\r\n${csvLines(schema, rows)}`;
+}
+
+/** `{database, schema, rows}`, with the rows written as they are read. */
+async function* databaseJson(ctx: UserContext, tree: BlockTree, schema: DatabaseSchema): AsyncGenerator<string> {
+  yield `{\n  "database": ${JSON.stringify(tree)},\n  "schema": ${JSON.stringify(schema.properties)},\n  "rows": [`;
+  let first = true;
+  for await (const rows of allRows(ctx, schema)) {
+    for (const row of rows) {
+      yield `${first ? "\n    " : ",\n    "}${JSON.stringify(row)}`;
+      first = false;
+    }
+  }
+  yield first ? "]\n}\n" : "\n  ]\n}\n";
+}
+
 /**
  * Exports a visible, active page (the page with its whole subtree) or database
  * (its rows). Without a format: markdown for pages, csv for databases.
  */
-export async function exportPage(
-  db: Database,
-  userId: string,
-  id: string,
-  requested?: ExportFormat,
-): Promise<ExportedFile> {
-  const { tree } = await getHierarchy(db, userId, id, HIERARCHY_MAX_DEPTH);
+export async function exportPage(ctx: UserContext, id: string, requested?: ExportFormat): Promise<ExportedFile> {
+  const { tree } = await getHierarchy(ctx, id, HIERARCHY_MAX_DEPTH);
   if (!PAGE_LIKE_TYPES.has(tree.type)) throw blockNotFound(id);
   const isDatabase = tree.type === "database";
   const allowed = isDatabase ? DATABASE_FORMATS : PAGE_FORMATS;
@@ -65,23 +94,13 @@ export async function exportPage(
     throw badRequest(`A ${tree.type} exports as ${allowed.join(" or ")}`, { format, allowed });
   }
   const { extension, contentType } = FILE_TYPES[format];
-  const title = (await pageTitle(db, userId, tree)) || "Untitled";
+  const title = (await pageTitle(ctx, tree)) || "Untitled";
   const filename = `${slug(title)}.${extension}`;
 
   if (isDatabase) {
-    const schema = await loadDatabaseSchema(db, userId, id);
-    const { records } = await queryRows(db, userId, schema, {
-      filters: [],
-      sorts: [],
-      limit: EXPORT_MAX_ROWS,
-      offset: 0,
-    });
-    const rows = records.map((record) => presentRow(schema, record));
-    const body =
-      format === "csv"
-        ? rowsToCsv(schema, rows)
-        : JSON.stringify({ database: tree, schema: schema.properties, rows }, null, 2);
-    return { filename, contentType, body: encode(body) };
+    const schema = await loadDatabaseSchema(ctx, id);
+    const parts = format === "csv" ? databaseCsv(ctx, schema) : databaseJson(ctx, tree, schema);
+    return { filename, contentType, body: streamOf(parts) };
   }
 
   if (format === "json") return { filename, contentType, body: encode(JSON.stringify(tree, null, 2)) };
@@ -99,22 +118,18 @@ export async function exportPage(
 export const BATCH_EXPORT_MAX_PAGES = 50;
 
 /** Several exports in one zip; file names made unique. Any missing page fails the whole batch. */
-export async function exportBatch(
-  db: Database,
-  userId: string,
-  ids: string[],
-  format?: ExportFormat,
-): Promise<Uint8Array> {
+export async function exportBatch(ctx: UserContext, ids: string[], format?: ExportFormat): Promise<Uint8Array> {
   const unique = [...new Set(ids)];
   if (unique.length === 0 || unique.length > BATCH_EXPORT_MAX_PAGES) {
     throw badRequest(`Give between 1 and ${BATCH_EXPORT_MAX_PAGES} page ids`, { count: unique.length });
   }
   const files: Record<string, Uint8Array> = {};
   for (const id of unique) {
-    const file = await exportPage(db, userId, id, format);
+    const file = await exportPage(ctx, id, format);
     let name = file.filename;
     for (let n = 2; name in files; n++) name = file.filename.replace(/(\.\w+)$/, `-${n}$1`);
-    files[name] = file.body;
+    files[name] =
+      file.body instanceof Uint8Array ? file.body : new Uint8Array(await new Response(file.body).arrayBuffer());
   }
   return zipSync(files);
 }

@@ -1,40 +1,13 @@
+import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
 import type { BlockTree } from "../blocks/record";
-import { PAGE_LIKE_TYPES } from "../blocks/typed-fields";
-import { CANONICAL_CONTENT_TYPES, type ContentItem, validateContent } from "../content/editor-content";
+import { CANONICAL_CONTENT_TYPES, type ContentItem } from "../content/editor-content";
+import { renderableItems } from "../content/page-content";
 import { titleText } from "../pages/pages";
 
 type Span = { text: string };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** Every string under a `text` key, depth first: what an unreadable item still says. */
-function loosePlainText(value: unknown): string {
-  if (Array.isArray(value)) return value.map(loosePlainText).filter(Boolean).join(" ");
-  if (!isObject(value)) return "";
-  const own = typeof value.text === "string" ? [value.text] : [];
-  const nested = Object.entries(value)
-    .filter(([key]) => key !== "text")
-    .map(([, child]) => loosePlainText(child));
-  return [...own, ...nested].filter(Boolean).join(" ");
-}
-
-/**
- * Stored content as renderable items. Content written through the API is
- * already canonical; anything older that is not becomes a paragraph of its
- * text, so an export never drops words.
- */
-export function renderableItems(content: unknown): ContentItem[] {
-  if (!Array.isArray(content)) return [];
-  return content.flatMap((item, index): ContentItem[] => {
-    try {
-      return validateContent([item], `content[${index}]`);
-    } catch {
-      const text = loosePlainText(item);
-      return text ? [{ type: "paragraph", children: [{ text }] }] : [];
-    }
-  });
-}
 
 const CANONICAL = new Set<string>(CANONICAL_CONTENT_TYPES);
 

@@ -1,22 +1,21 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
-import type { Database } from "../../db/client";
+import type { UserContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
-import { createBlock, deleteBlock, updateBlock } from "../blocks/commands";
+import type { Page as Listing, PageWindow } from "../../lib/pagination";
+import type { Block } from "../../schemas/blocks";
+import { PAGE_TYPES, type Page, type PageSummary, type PageType } from "../../schemas/pages";
+import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
+import { createTypedBlock, updateTypedBlock } from "../block-writes/writes";
+import { deleteBlock, updateBlock } from "../blocks/commands";
 import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
-import type { Block } from "../blocks/record";
-import { normalizeBlockChange, normalizeTypedFields, PAGE_LIKE_TYPES } from "../blocks/typed-fields";
 import { visibleTo } from "../blocks/visibility";
 import { markdownToContent } from "../content/markdown";
 import type { DatabaseSchema } from "../databases/property-types";
 import { propertiesByName } from "../databases/row-values";
 import { loadDatabaseSchema, parseInlineSchema } from "../databases/schema-records";
 
-export const PAGE_TYPES = ["page", "database", "database_row"] as const;
-export type PageType = (typeof PAGE_TYPES)[number];
-
-/** A page, database or row; rows also carry their values keyed by display name. */
-export type Page = Block & { properties_by_name?: Record<string, unknown> };
+export { PAGE_TYPES, type Page, type PageSummary, type PageType };
 
 /** Plain text of a title value: a string, or rich text (`[{text}]` / `[{plain_text}]`). */
 export function titleText(value: unknown): string {
@@ -38,10 +37,10 @@ export function titleText(value: unknown): string {
 }
 
 /** The schema of a row's database, or null when that database is not visible to the caller. */
-async function schemaForRow(db: Database, userId: string, row: Block): Promise<DatabaseSchema | null> {
+async function schemaForRow(ctx: UserContext, row: Block): Promise<DatabaseSchema | null> {
   if (row.type !== "database_row" || !row.database_id) return null;
   try {
-    return await loadDatabaseSchema(db, userId, row.database_id);
+    return await loadDatabaseSchema(ctx, row.database_id);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;
@@ -49,14 +48,14 @@ async function schemaForRow(db: Database, userId: string, row: Block): Promise<D
 }
 
 /** The title a person sees: `properties.title`, or for a row the value of its database's title property. */
-export async function pageTitle(db: Database, userId: string, block: Block): Promise<string> {
-  const schema = await schemaForRow(db, userId, block);
+export async function pageTitle(ctx: UserContext, block: Block): Promise<string> {
+  const schema = await schemaForRow(ctx, block);
   const titleProperty = schema?.properties.find((property) => property.type === "title");
   return titleText(titleProperty ? block.properties[titleProperty.id] : block.properties.title);
 }
 
-async function presentPage(db: Database, userId: string, block: Block, known?: DatabaseSchema): Promise<Page> {
-  const schema = known ?? (await schemaForRow(db, userId, block));
+async function presentPage(ctx: UserContext, block: Block, known?: DatabaseSchema): Promise<Page> {
+  const schema = known ?? (await schemaForRow(ctx, block));
   return schema ? { ...block, properties_by_name: propertiesByName(schema, block.properties, block) } : block;
 }
 
@@ -65,45 +64,29 @@ const assertPageLike = (block: Block): Block => {
   return block;
 };
 
-export async function getPage(db: Database, userId: string, id: string): Promise<Page> {
-  return presentPage(db, userId, assertPageLike(await getActiveBlock(db, userId, id)));
+export async function getPage(ctx: UserContext, id: string): Promise<Page> {
+  return presentPage(ctx, assertPageLike(await getActiveBlock(ctx, id)));
 }
 
-export interface PageSummary {
-  id: string;
-  type: string;
-  title: string;
-  parent_id: string | null;
-  database_id: string | null;
-  icon: unknown;
-  archived: boolean;
-  in_trash: boolean;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface PageListQuery {
+export interface PageListQuery extends PageWindow {
   type?: PageType;
   parentId?: string;
   databaseId?: string;
   q?: string;
   archived: boolean;
   inTrash: boolean;
-  limit: number;
-  offset: number;
 }
 
 /** The lightweight page listing: page-like blocks with their titles (rows' from their title property). */
-export async function listPages(db: Database, userId: string, query: PageListQuery) {
-  const page = await listBlocks(db, userId, {
+export async function listPages(ctx: UserContext, query: PageListQuery): Promise<Listing<PageSummary>> {
+  const page = await listBlocks(ctx, {
     ...query,
     types: query.type ? [query.type] : PAGE_TYPES,
     sortOrder: "desc",
   });
   const databaseIds = [
     ...new Set(
-      page.blocks.flatMap((block) => (block.type === "database_row" && block.database_id ? [block.database_id] : [])),
+      page.items.flatMap((block) => (block.type === "database_row" && block.database_id ? [block.database_id] : [])),
     ),
   ];
   const titleProperties = new Map<string, string>();
@@ -115,12 +98,12 @@ export async function listPages(db: Database, userId: string, query: PageListQue
     );
     const [records, databases] = await batchAll<
       [{ database_id: string; id: string }, { id: string; properties: string }]
-    >(db, [
+    >(ctx.db, [
       // Only databases the caller sees: a row may be visible while its database is not.
       sql`SELECT p.database_id, p.id FROM database_properties p
         WHERE p.type = 'title' AND p.database_id IN (${ids})
-          AND EXISTS (SELECT 1 FROM blocks b WHERE b.id = p.database_id AND ${visibleTo(userId)})`,
-      sql`SELECT b.id, b.properties FROM blocks b WHERE b.id IN (${ids}) AND b.type = 'database' AND ${visibleTo(userId)}
+          AND EXISTS (SELECT 1 FROM blocks b WHERE b.id = p.database_id AND ${visibleTo(ctx.actor)})`,
+      sql`SELECT b.id, b.properties FROM blocks b WHERE b.id IN (${ids}) AND b.type = 'database' AND ${visibleTo(ctx.actor)}
         AND NOT EXISTS (SELECT 1 FROM database_properties p WHERE p.database_id = b.id)`,
     ]);
     for (const record of records) titleProperties.set(record.database_id, record.id);
@@ -130,11 +113,11 @@ export async function listPages(db: Database, userId: string, query: PageListQue
       if (title) titleProperties.set(database.id, title.id);
     }
   }
-  const summaries: PageSummary[] = page.blocks.map((block) => {
+  const summaries: PageSummary[] = page.items.map((block) => {
     const titleKey = (block.database_id && titleProperties.get(block.database_id)) || "title";
     return {
       id: block.id,
-      type: block.type,
+      type: block.type as PageType,
       title: titleText(block.properties[titleKey] ?? block.properties.title),
       parent_id: block.parent_id,
       database_id: block.database_id,
@@ -146,7 +129,7 @@ export async function listPages(db: Database, userId: string, query: PageListQue
       updated_at: block.updated_at,
     };
   });
-  return { summaries, total: page.total, hasMore: page.hasMore };
+  return { items: summaries, total: page.total, hasMore: page.hasMore };
 }
 
 /** `content` or `content_markdown` (converted to canonical items); never both. */
@@ -177,26 +160,21 @@ export interface CreatePageInput {
   contentMarkdown?: string;
 }
 
-export async function createPage(db: Database, userId: string, input: CreatePageInput): Promise<Page> {
+export async function createPage(ctx: UserContext, input: CreatePageInput): Promise<Page> {
   if (input.type === "database_row" && !input.databaseId) {
     throw badRequest("database_id is required for database rows", { field: "database_id" });
   }
-  const fields = await normalizeTypedFields(
-    db,
-    userId,
-    { type: input.type, databaseId: input.databaseId },
-    { properties: input.properties ?? {}, title: input.title, content: bodyContent(input) },
-  );
-  const block = await createBlock(db, userId, {
+  const { block, schema } = await createTypedBlock(ctx, {
     id: input.id,
     type: input.type,
-    properties: fields.properties ?? {},
+    title: input.title,
+    properties: input.properties ?? {},
     parentId: input.parentId,
     databaseId: input.databaseId,
     teamspaceId: null,
-    content: fields.content,
+    content: bodyContent(input),
   });
-  return presentPage(db, userId, block, fields.schema);
+  return presentPage(ctx, block, schema);
 }
 
 export interface UpdatePageInput {
@@ -213,28 +191,25 @@ export interface UpdatePageInput {
  * itself, so concurrent writers of different keys never lose each other's
  * changes), content replaces.
  */
-export async function updatePage(db: Database, userId: string, id: string, input: UpdatePageInput): Promise<Page> {
-  const stored = assertPageLike(await findVisibleBlock(db, userId, id));
-  const fields = await normalizeBlockChange(
-    db,
-    userId,
+export async function updatePage(ctx: UserContext, id: string, input: UpdatePageInput): Promise<Page> {
+  const stored = assertPageLike(await findVisibleBlock(ctx, id));
+  const { block, schema } = await updateTypedBlock(
+    ctx,
     id,
     { properties: input.properties, title: input.title, content: bodyContent(input) },
     stored,
   );
-  const block = await updateBlock(db, userId, id, fields);
-  return presentPage(db, userId, block, fields.schema);
+  return presentPage(ctx, block, schema);
 }
 
 /** Trash by default; `permanent` deletes the page and its subtree for good. */
 export async function deletePage(
-  db: Database,
-  userId: string,
+  ctx: UserContext,
   id: string,
   permanent: boolean,
 ): Promise<{ trashed: boolean; deletedCount: number }> {
-  assertPageLike(await findVisibleBlock(db, userId, id));
-  if (permanent) return { trashed: false, deletedCount: await deleteBlock(db, userId, id) };
-  await updateBlock(db, userId, id, { inTrash: true });
+  assertPageLike(await findVisibleBlock(ctx, id));
+  if (permanent) return { trashed: false, deletedCount: await deleteBlock(ctx, id) };
+  await updateBlock(ctx, id, { inTrash: true });
   return { trashed: true, deletedCount: 0 };
 }

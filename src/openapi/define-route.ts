@@ -1,0 +1,103 @@
+import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { ACCESS_MIDDLEWARE, type Access, type AuthenticatedAppEnv, SECURITY } from "../auth/access";
+import type { AppEnv } from "../lib/context";
+import { ErrorSchema, payloadTooLarge } from "../lib/errors";
+import { validationHook } from "./validation";
+
+/** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export const errorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ErrorSchema } },
+});
+
+/** Error responses a route can declare besides the ones its access kind and shape already give it. */
+export const ERROR_RESPONSES = {
+  403: errorResponse("Refused: the caller may see this but not do this (`code` forbidden)"),
+  409: errorResponse("Conflicts with the current state: a taken id or name, or a concurrent change (`code` conflict)"),
+} as const;
+
+type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & {
+  /** Who may call it: sets the contract's `security`, its error responses and the enforcing middleware. */
+  access: Access;
+  /** Every operation explains itself in the contract. */
+  description: string;
+  /** Largest accepted request body, in bytes (default 1 MiB). */
+  bodyLimit?: number;
+};
+
+type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
+
+/**
+ * A route as `openapi()` takes it. Its `middleware` is typed as the access
+ * middleware alone (a one-element tuple is what carries the environment it
+ * gives handlers, `c.var.ctx` as a UserContext for `user` and `session`);
+ * at run time the body limit follows it.
+ */
+export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit"> & {
+  security: Record<string, string[]>[];
+  middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
+};
+
+const hasBody = (spec: RouteSpec) => spec.request?.body !== undefined;
+const hasInput = (spec: RouteSpec) =>
+  hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
+
+/** The error responses that follow from a route's access kind and shape. */
+function standardErrors(spec: RouteSpec) {
+  const authenticated = spec.access === "user" || spec.access === "session";
+  return {
+    ...(hasInput(spec) || spec.access === "signed"
+      ? { 400: errorResponse("Invalid request: `details` names each problem (`code` validation_failed)") }
+      : {}),
+    ...(authenticated
+      ? {
+          401: errorResponse(
+            "Missing, malformed, unknown, revoked or expired credential (`code` unauthorized); sent with `WWW-Authenticate: Bearer`",
+          ),
+        }
+      : {}),
+    ...(spec.access === "session" ? { 403: errorResponse("Called with an API key: this needs an app session") } : {}),
+    ...(authenticated && spec.path.includes("{")
+      ? { 404: errorResponse("Not found, or not visible to the caller (`code` not_found)") }
+      : {}),
+    ...(hasBody(spec)
+      ? { 413: errorResponse(`Body larger than ${spec.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES} bytes`) }
+      : {}),
+    500: errorResponse("Unexpected failure (`code` internal); the response's X-Request-Id identifies it"),
+  };
+}
+
+/**
+ * Defines a route from one declaration: its access kind sets the contract's
+ * `security`, its standard error responses and the middleware that enforces
+ * it (so a route cannot be documented one way and guarded another), and its
+ * body limit. Authentication runs before any input is validated.
+ */
+export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
+  const { access, bodyLimit: limit, ...config } = spec;
+  const middleware: MiddlewareHandler[] = [ACCESS_MIDDLEWARE[access] as MiddlewareHandler];
+  if (hasBody(spec)) {
+    const maxSize = limit ?? DEFAULT_BODY_LIMIT_BYTES;
+    middleware.push(
+      bodyLimit({
+        maxSize,
+        onError: () => {
+          throw payloadTooLarge(maxSize);
+        },
+      }),
+    );
+  }
+  return createRoute({
+    ...config,
+    security: SECURITY[access],
+    responses: { ...standardErrors(spec), ...config.responses },
+    middleware,
+  }) as unknown as DefinedRoute<R>;
+}
+
+/** The router every resource builds its routes on: one validation hook, one error shape. */
+export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

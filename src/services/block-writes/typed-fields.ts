@@ -1,0 +1,126 @@
+import type { UserContext } from "../../lib/context";
+import { ApiError, badRequest } from "../../lib/errors";
+import type { Block } from "../../schemas/blocks";
+import { validateContent } from "../content/editor-content";
+import { asPageContent } from "../content/page-content";
+import type { DatabaseSchema } from "../databases/property-types";
+import { carriedValues, normalizeRowProperties } from "../databases/row-values";
+import { loadDatabaseSchema } from "../databases/schema-records";
+
+/** Pages, databases and rows: blocks whose `content` is a body of editor items. */
+export const PAGE_LIKE_TYPES: ReadonlySet<string> = new Set(["page", "database", "database_row"]);
+
+export interface TypedFields {
+  properties?: Record<string, unknown>;
+  content?: unknown;
+  /**
+   * A page's title. For a row it goes to its database's title property, whatever
+   * that property is named; for other blocks to `properties.title`.
+   */
+  title?: string;
+}
+
+export interface NormalizedFields {
+  properties?: Record<string, unknown>;
+  content?: unknown;
+  /** A row's database schema, as read to validate it: the write must land against this version. */
+  schema?: DatabaseSchema;
+  /**
+   * How the properties apply: `values` for rows (each given value replaces the
+   * stored one whole), `all` when a block becomes a row (its whole validated
+   * properties replace the stored ones), else `merge` (RFC 7396).
+   */
+  propertiesMode: "merge" | "values" | "all";
+}
+
+function placeTitle(properties: Record<string, unknown> | undefined, key: string, title: string | undefined) {
+  if (title === undefined) return properties;
+  if (properties && key in properties && properties[key] !== title) {
+    throw badRequest("Give the title once: either title or the title property", { fields: ["title", key] });
+  }
+  return { ...properties, [key]: title };
+}
+
+/**
+ * The stored values of a block about to become a row of `schema`, keyed so
+ * the new schema can recognise them: a row's values by their old property's
+ * name (`title` for its title), anything else by its own key.
+ */
+async function valuesToCarry(
+  ctx: UserContext,
+  schema: DatabaseSchema,
+  stored: Block,
+): Promise<Record<string, unknown>> {
+  let previous: DatabaseSchema | null = null;
+  if (stored.type === "database_row" && stored.database_id) {
+    try {
+      previous = await loadDatabaseSchema(ctx, stored.database_id);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    }
+  }
+  const entries = Object.entries(stored.properties).map(([key, value]): [string, unknown] => {
+    const property = previous?.properties.find((candidate) => candidate.id === key);
+    return [property ? (property.type === "title" ? "title" : property.name) : key, value];
+  });
+  return carriedValues(schema, entries);
+}
+
+const withoutNulls = (values: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(values).filter(([, value]) => value !== null));
+
+export interface TypedTarget {
+  type: string;
+  databaseId: string | null;
+}
+
+/**
+ * Applies the rules that depend on a block's type before anything is written:
+ * a row needs its database and its properties are translated to canonical ids
+ * and validated against that database's schema; a page-like block's content
+ * must be canonical editor items. `stored` is the block being changed: when it
+ * becomes a row (or a row of another database), it keeps the values the new
+ * schema has a property for (matched by name) and accepts, and the change's
+ * values are validated; when it becomes page-like, its content is carried over
+ * as canonical items. Throws a 400 (or 404 for an invisible database) so a
+ * refused write stores nothing.
+ */
+export async function normalizeTypedFields(
+  ctx: UserContext,
+  target: TypedTarget,
+  fields: TypedFields,
+  stored?: Block,
+): Promise<NormalizedFields> {
+  let properties = fields.properties;
+  let content = fields.content;
+  let schema: DatabaseSchema | undefined;
+  let propertiesMode: NormalizedFields["propertiesMode"] = "merge";
+  if (target.type === "database_row") {
+    if (!target.databaseId) {
+      throw badRequest("A database_row needs database_id: the id of its database block", { field: "database_id" });
+    }
+    schema = await loadDatabaseSchema(ctx, target.databaseId);
+    if (properties !== undefined) properties = normalizeRowProperties(schema, properties);
+    const becomesRow = stored && (stored.type !== "database_row" || stored.database_id !== target.databaseId);
+    if (becomesRow) {
+      properties = withoutNulls({ ...(await valuesToCarry(ctx, schema, stored)), ...properties });
+      propertiesMode = "all";
+    } else {
+      propertiesMode = "values";
+    }
+    if (fields.title !== undefined) {
+      const titleProperty = schema.properties.find((property) => property.type === "title");
+      if (!titleProperty) throw badRequest("This database has no title property", { field: "title" });
+      properties = placeTitle(properties, titleProperty.id, fields.title);
+    }
+  } else {
+    properties = placeTitle(properties, "title", fields.title);
+  }
+  if (PAGE_LIKE_TYPES.has(target.type)) {
+    if (content !== undefined && content !== null) content = validateContent(content);
+    else if (content === undefined && stored && !PAGE_LIKE_TYPES.has(stored.type)) {
+      content = asPageContent(stored.content);
+    }
+  }
+  return { properties, content, schema, propertiesMode };
+}

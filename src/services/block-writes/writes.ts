@@ -1,0 +1,132 @@
+import { type SQL, sql } from "drizzle-orm";
+import { refuseInternalBlockType } from "../../auth/policies";
+import type { UserContext } from "../../lib/context";
+import { retryWhileStale } from "../../lib/stale";
+import type { Block } from "../../schemas/blocks";
+import {
+  type CreateBlockInput,
+  createBlock,
+  duplicateBlock,
+  type UpdateBlockInput,
+  updateBlock,
+} from "../blocks/commands";
+import { findVisibleBlock } from "../blocks/queries";
+import type { DatabaseSchema } from "../databases/property-types";
+import { copySchemaRecords, defaultSchemaInserts, schemaUnchanged } from "../databases/schema-records";
+import { normalizeTypedFields } from "./typed-fields";
+
+// Block writes with the rules their types carry, over services/blocks (which
+// knows nothing of databases) and services/databases: rows are validated
+// against their database's schema and land only while that schema holds, a
+// new database gets its default schema in the same batch, page bodies are
+// canonical. Routes and the pages service write blocks through here.
+
+export interface TypedWrite {
+  block: Block;
+  /** A row's database schema as validated against (to present the row without reading it again). */
+  schema?: DatabaseSchema;
+}
+
+export interface TypedCreateInput extends Omit<CreateBlockInput, "properties"> {
+  properties?: Record<string, unknown>;
+  title?: string;
+}
+
+export function createTypedBlock(ctx: UserContext, input: TypedCreateInput): Promise<TypedWrite> {
+  refuseInternalBlockType(input.type);
+  return retryWhileStale("database schema", async () => {
+    const fields = await normalizeTypedFields(
+      ctx,
+      { type: input.type, databaseId: input.databaseId },
+      { properties: input.properties ?? {}, title: input.title, content: input.content },
+    );
+    const block = await createBlock(
+      ctx,
+      { ...input, properties: fields.properties ?? {}, content: fields.content },
+      {
+        guard: fields.schema ? schemaUnchanged(fields.schema) : undefined,
+        // A database gets its default schema records in the same atomic batch (contract, Block rule 8).
+        alsoInBatch:
+          input.type === "database"
+            ? ({ id, timestamp }) => [
+                defaultSchemaInserts(
+                  id,
+                  timestamp,
+                  sql`d.created_by = ${ctx.actor.userId} AND d.created_at = ${timestamp}`,
+                ),
+              ]
+            : undefined,
+      },
+    );
+    return { block, schema: fields.schema };
+  });
+}
+
+export interface TypedChange extends Omit<UpdateBlockInput, "propertiesMode"> {
+  title?: string;
+}
+
+const touchesTypedFields = (change: TypedChange) =>
+  change.type !== undefined ||
+  change.databaseId !== undefined ||
+  change.properties !== undefined ||
+  change.content !== undefined ||
+  change.title !== undefined;
+
+/**
+ * Changes a visible block (in any state). When the change touches what its
+ * type governs (type, database, properties, content, title), it is validated
+ * against the block as it will be; `known` is the stored block when the
+ * caller has just read it.
+ */
+export function updateTypedBlock(
+  ctx: UserContext,
+  id: string,
+  change: TypedChange,
+  known?: Block,
+): Promise<TypedWrite> {
+  refuseInternalBlockType(change.type);
+  const { title, ...update } = change;
+  if (!touchesTypedFields(change)) return updateBlock(ctx, id, update).then((block) => ({ block }));
+  let reuse = known;
+  return retryWhileStale("database schema", async () => {
+    const stored = reuse ?? (await findVisibleBlock(ctx, id));
+    reuse = undefined;
+    const target = {
+      type: change.type ?? stored.type,
+      databaseId: change.databaseId !== undefined ? change.databaseId : stored.database_id,
+    };
+    const fields = await normalizeTypedFields(ctx, target, { ...change, title }, stored);
+    const guards: SQL[] = [];
+    if (fields.schema) guards.push(schemaUnchanged(fields.schema));
+    // Values carried over from the stored block (a block becoming a row, content
+    // becoming a page body) were read: they apply only to the block as read.
+    const carriesStored =
+      fields.propertiesMode === "all" || (change.content === undefined && fields.content !== undefined);
+    if (carriesStored) guards.push(sql`b.updated_at = ${stored.updated_at}`);
+    const becomesDatabase = target.type === "database" && stored.type !== "database";
+    const block = await updateBlock(
+      ctx,
+      id,
+      { ...update, properties: fields.properties, propertiesMode: fields.propertiesMode, content: fields.content },
+      {
+        guard: guards.length > 0 ? sql.join(guards, sql` AND `) : undefined,
+        alsoInBatch: becomesDatabase
+          ? ({ timestamp }) => [
+              defaultSchemaInserts(
+                id,
+                timestamp,
+                sql`d.last_edited_by = ${ctx.actor.userId} AND d.updated_at = ${timestamp}`,
+              ),
+            ]
+          : undefined,
+      },
+    );
+    return { block, schema: fields.schema };
+  });
+}
+
+/** Duplicates a block and its subtree; copied databases keep their schema records (and so their rows' values). */
+export function duplicateTypedBlock(ctx: UserContext, id: string, options: { includeChildren: boolean }) {
+  return duplicateBlock(ctx, id, { ...options, alsoInBatch: (copied) => [copySchemaRecords(copied)] });
+}
