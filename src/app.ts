@@ -5,6 +5,7 @@ import { serverTimingValue } from "./db/round-trips";
 import { type AppEnv, createContext } from "./lib/context";
 import { ApiError, type ErrorBody, type ErrorCode } from "./lib/errors";
 import { findAllowedMethods } from "./lib/method-not-allowed";
+import { OutboundError } from "./lib/outbound";
 import { PAGINATION_HEADER_NAMES } from "./lib/pagination";
 import { validationHook } from "./openapi/validation";
 import { blocksRouter } from "./routes/blocks/blocks.index";
@@ -38,7 +39,14 @@ export function createApp() {
     const ctx = createContext({
       env: c.env,
       requestId,
-      waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+      waitUntil: (promise) => {
+        try {
+          c.executionCtx.waitUntil(promise);
+        } catch {
+          // No execution context (an app called directly): let the work run on its own.
+          promise.catch(() => undefined);
+        }
+      },
       signal: c.req.raw.signal,
     });
     c.set("ctx", ctx);
@@ -87,6 +95,11 @@ export function createApp() {
       return c.json<ErrorBody>({ error: message, code: codeForHonoStatus(error.status, message) }, error.status);
     }
     const requestId = c.get("ctx")?.requestId;
+    if (error instanceof OutboundError) {
+      // Its message names the service and what happened, never a URL, key or third-party body.
+      console.error(JSON.stringify({ level: "error", request_id: requestId, path: c.req.path, error: error.message }));
+      return c.json<ErrorBody>({ error: error.message, code: "upstream_failed" }, 500);
+    }
     console.error(
       JSON.stringify({
         level: "error",
