@@ -80,22 +80,29 @@ export function createContext(input: ContextInput): RequestContext {
 
 /**
  * The context of work with no request: a Cron Trigger, a Durable Object alarm,
- * a queue consumer. `userId` makes it act for that user (with the same
- * visibility rules as the user's own requests).
+ * a queue consumer. It has its own request id for its log lines, and no client
+ * to abort it.
  */
 export function backgroundContext(
   env: Env,
   execution: { waitUntil(promise: Promise<unknown>): void },
-  options: { userId?: string; requestId?: string; now?: () => Date } = {},
+  options: { requestId?: string; now?: () => Date } = {},
 ): RequestContext {
   return createContext({
     env,
-    actor: options.userId ? { userId: options.userId, via: "system", apiKeyId: null } : null,
     waitUntil: (promise) => execution.waitUntil(promise),
     requestId: options.requestId,
     now: options.now,
   });
 }
+
+/** Background work acting for one user, under the same visibility rules as that user's own requests. */
+export const backgroundUserContext = (
+  env: Env,
+  execution: { waitUntil(promise: Promise<unknown>): void },
+  userId: string,
+  options: { requestId?: string; now?: () => Date } = {},
+): UserContext => actingAs(backgroundContext(env, execution, options), { userId, via: "system", apiKeyId: null });
 
 /** The same work acting for `actor`. */
 export const actingAs = (ctx: RequestContext, actor: Actor): UserContext => ({ ...ctx, actor });

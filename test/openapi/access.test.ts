@@ -1,0 +1,165 @@
+import { createExecutionContext, env } from "cloudflare:test";
+import { sign } from "hono/jwt";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { createRouter, defineRoute } from "../../src/openapi/define-route";
+import { jsonBody, jsonContent, SuccessSchema } from "../../src/openapi/responses";
+import { api, createUser } from "../helpers/api";
+import { expectErrorBody, MALFORMED_AUTHORIZATION } from "../helpers/auth-matrix";
+
+interface Operation {
+  operationId?: string;
+  description?: string;
+  security?: Record<string, string[]>[];
+}
+
+const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+/**
+ * The operations that need no credential. A route added later is either in
+ * this list, on purpose, or answers 401 without a credential: the walk below
+ * covers every operation of the contract, so none can escape it.
+ */
+const OPEN_OPERATIONS = ["GET /", "GET /test"];
+
+const document = await api<{ paths: Record<string, Partial<Record<(typeof HTTP_METHODS)[number], Operation>>> }>(
+  "/documentation/openapi.json",
+);
+const operations = Object.entries(document.body.paths).flatMap(([path, item]) =>
+  HTTP_METHODS.flatMap((method) => {
+    const operation = item[method];
+    return operation ? [{ name: `${method.toUpperCase()} ${path}`, path, method, operation }] : [];
+  }),
+);
+const secured = operations.filter(({ operation }) => (operation.security ?? []).length > 0);
+
+/** A concrete URL for a templated path: every parameter filled with an id nobody owns. */
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000");
+
+describe("every operation of the contract declares its access", () => {
+  it("the operations without security are exactly the open list, each with security: []", () => {
+    const open = operations.filter(({ operation }) => (operation.security ?? []).length === 0);
+    expect(open.map(({ name }) => name).sort()).toEqual([...OPEN_OPERATIONS].sort());
+    for (const { name, operation } of open) expect(operation.security, name).toEqual([]);
+  });
+
+  it("every operation has an id and a description", () => {
+    for (const { name, operation } of operations) {
+      expect(operation.operationId, name).toBeTruthy();
+      expect(operation.description?.length ?? 0, name).toBeGreaterThan(20);
+    }
+  });
+
+  it.each(secured.map(({ name, path, method }) => [name, path, method]))(
+    "%s answers 401 with the envelope and a challenge, without a credential and with malformed ones",
+    async (_name, path, method) => {
+      for (const authorization of [undefined, ...MALFORMED_AUTHORIZATION]) {
+        const res = await api(concrete(path), {
+          method: method.toUpperCase(),
+          headers: authorization ? { Authorization: authorization } : {},
+          body: ["post", "put", "patch"].includes(method) ? {} : undefined,
+        });
+        expectErrorBody(res, 401);
+        expect(res.body, `${authorization}`).toMatchObject({ code: "unauthorized" });
+        expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+      }
+    },
+  );
+});
+
+describe("the Authorization header", () => {
+  it("takes a bare sr_ key as well as Bearer sr_...", async () => {
+    const user = await createUser();
+    const bare = await api("/api/v1/blocks", { headers: { Authorization: user.key } });
+    expect(bare.status).toBe(200);
+    const bearer = await api("/api/v1/blocks", { headers: { Authorization: `Bearer ${user.key}` } });
+    expect(bearer.status).toBe(200);
+  });
+
+  it("does not take a bare token of another kind, nor a bare key with other words", async () => {
+    const user = await createUser();
+    for (const header of [`Token ${user.key}`, `${user.key} extra`, "sr_", "eyJhbGciOiJIUzI1NiJ9.e30.x"]) {
+      expectErrorBody(await api("/api/v1/blocks", { headers: { Authorization: header } }), 401);
+    }
+  });
+});
+
+describe("access kinds, enforced by the route's own declaration", () => {
+  const reply = (description: string) => jsonContent(SuccessSchema, description);
+  const sessionOnly = defineRoute({
+    operationId: "testSessionOnly",
+    method: "get",
+    path: "/test-only/session",
+    access: "session",
+    summary: "Session only",
+    description: "A route for app sessions only",
+    responses: { 200: reply("Who called") },
+  });
+  const signed = defineRoute({
+    operationId: "testSigned",
+    method: "post",
+    path: "/test-only/signed",
+    access: "signed",
+    summary: "Signed",
+    description: "A route verified by its handler",
+    request: { body: jsonBody(SuccessSchema) },
+    bodyLimit: 64,
+    responses: { 200: reply("Accepted") },
+  });
+  const app = createApp();
+  app.route(
+    "/",
+    createRouter()
+      .openapi(sessionOnly, (c) => c.json({ success: true, message: c.var.ctx.actor.userId }, 200))
+      .openapi(signed, (c) => {
+        // A signed route has no actor: its handler verifies the request itself.
+        expect(c.var.ctx.actor).toBeNull();
+        return c.json({ success: true, message: "verified by the handler" }, 200);
+      }),
+  );
+  const call = (path: string, init: RequestInit = {}) => app.request(path, init, env, createExecutionContext());
+
+  it("session: an app session passes, an API key is a 403 forbidden, nothing is a 401", async () => {
+    const user = await createUser();
+    const token = await sign({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 60 }, env.SESSION_SECRET ?? "");
+    const withSession = await call("/test-only/session", { headers: { Authorization: `Bearer ${token}` } });
+    expect(withSession.status).toBe(200);
+    expect(await withSession.json()).toEqual({ success: true, message: user.id });
+
+    const withKey = await call("/test-only/session", { headers: { Authorization: `Bearer ${user.key}` } });
+    expect(withKey.status).toBe(403);
+    expect(await withKey.json()).toMatchObject({ code: "forbidden" });
+
+    const without = await call("/test-only/session");
+    expect(without.status).toBe(401);
+    expect(without.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+  });
+
+  it("signed: open to everyone, the handler decides; its own body limit applies", async () => {
+    const ok = await call("/test-only/signed", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ success: true, message: "hi" }),
+    });
+    expect(ok.status).toBe(200);
+    const tooLarge = await call("/test-only/signed", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ success: true, message: "x".repeat(100) }),
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toEqual({
+      error: "Request body too large",
+      code: "payload_too_large",
+      details: { max_bytes: 64 },
+    });
+  });
+
+  it("declares each kind in the contract: session needs bearerAuth, signed and open declare none", () => {
+    expect(sessionOnly.security).toEqual([{ bearerAuth: [] }]);
+    expect(signed.security).toEqual([]);
+    expect(Object.keys(sessionOnly.responses)).toEqual(expect.arrayContaining(["401", "403", "500"]));
+    expect(Object.keys(signed.responses)).toEqual(expect.arrayContaining(["400", "413", "500"]));
+    expect(Object.keys(signed.responses)).not.toContain("401");
+  });
+});
