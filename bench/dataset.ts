@@ -9,25 +9,11 @@
 //      bench user, 10% by other users, 10% shared (created_by NULL), a few
 //      archived or trashed. SEARCH_PLANTED paragraphs spread through the filler
 //      carry SEARCH_WORD, so search results do not grow with the size.
+import type { BlockRecord } from "../src/services/blocks/record.ts";
 import { CHAIN_DEPTH, SEARCH_PLANTED, SEARCH_WORD } from "./config.ts";
 
-/** A `blocks` row as inserted; `seq` is left to SQLite. JSON columns are text. */
-export interface BlockRow {
-  id: string;
-  type: string;
-  parent_id: string | null;
-  database_id: string | null;
-  teamspace_id: string | null;
-  properties: string;
-  content: string | null;
-  position: number | null;
-  archived: 0 | 1;
-  in_trash: 0 | 1;
-  created_by: string | null;
-  last_edited_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A `blocks` row as inserted (the service's own row type); `seq` is left to SQLite. JSON columns are text. */
+export type BlockRow = Omit<BlockRecord, "seq" | "archived" | "in_trash"> & { archived: 0 | 1; in_trash: 0 | 1 };
 
 export interface UserRow {
   id: string;

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import type { Block, BlockTree } from "../../src/services/blocks/record";
+import type { Block, BlockTree } from "../../src/schemas/blocks";
 import { type ApiResponse, api, type TestUser } from "./api";
 
 export type { Block, BlockTree };

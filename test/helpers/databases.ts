@@ -1,4 +1,10 @@
 import { env } from "cloudflare:test";
+import type {
+  PropertyDefinition as Property,
+  Row,
+  DatabaseSchemaResponse as SchemaResponse,
+  SelectOption,
+} from "../../src/schemas/databases";
 import { type ApiResponse, api, type TestUser } from "./api";
 import { insertBlock } from "./blocks";
 import { createPage, type Page, storedProperties } from "./pages";
@@ -7,29 +13,9 @@ export const DATABASES = "/api/v1/databases";
 export const PROP_ID = /^prop_[0-9a-f]{16}$/;
 export const OPT_ID = /^opt_[0-9a-f]{16}$/;
 
-export interface SelectOption {
-  id: string;
-  name: string;
-  color: string;
-}
+export type { Property, Row, SchemaResponse, SelectOption };
 
-export interface Property {
-  id: string;
-  name: string;
-  type: string;
-  options: SelectOption[];
-  position: number;
-}
-
-export interface SchemaResponse {
-  database_id: string;
-  legacy: boolean;
-  properties: Property[];
-}
-
-/** A row as the query endpoint returns it. */
-export type Row = Page & { properties_by_name: Record<string, unknown> };
-
+/** A property to add; `type` is a string so tests can send types the API refuses. */
 export interface NewProperty {
   name: string;
   type: string;

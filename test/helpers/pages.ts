@@ -1,25 +1,11 @@
 import { env } from "cloudflare:test";
+import type { Block } from "../../src/schemas/blocks";
+import type { Page, PageSummary } from "../../src/schemas/pages";
 import { type ApiResponse, api, type TestUser } from "./api";
-import type { Block } from "./blocks";
 
 export const PAGES = "/api/v1/pages";
 
-/** A page, database or row as the pages endpoints return it (rows carry `properties_by_name`). */
-export type Page = Block & { properties_by_name?: Record<string, unknown> };
-
-export interface PageSummary {
-  id: string;
-  type: string;
-  title: string;
-  parent_id: string | null;
-  database_id: string | null;
-  icon: unknown;
-  archived: boolean;
-  in_trash: boolean;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { Page, PageSummary };
 
 /** Creates a page (or database, or row) through POST /api/v1/pages; throws unless 201. */
 export async function createPage(user: TestUser, body: Record<string, unknown> = {}): Promise<Page> {

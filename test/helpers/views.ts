@@ -1,40 +1,11 @@
 import { env } from "cloudflare:test";
+import type { DatabaseView } from "../../src/schemas/views";
 import { type ApiResponse, api, type TestUser } from "./api";
 import { createDatabase, type TestDatabase } from "./databases";
 
 export const VIEWS = "/api/database-views";
 
-export const VIEW_TYPES = [
-  "table",
-  "board",
-  "gallery",
-  "list",
-  "feed",
-  "calendar",
-  "timeline",
-  "chart",
-  "dashboard",
-  "map",
-  "form",
-] as const;
-
-export interface DatabaseView {
-  id: string;
-  database_id: string;
-  name: string;
-  view_type: string;
-  date_property: string | null;
-  start_date_property: string | null;
-  end_date_property: string | null;
-  timeline_scale: string | null;
-  filters: { property: string; operator: string; value?: unknown }[];
-  sorts: { property: string; direction: string }[];
-  visible_properties: string[] | null;
-  position: number | null;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export { type DatabaseView, VIEW_TYPES } from "../../src/schemas/views";
 
 export const postView = (user: TestUser, databaseId: string, body: unknown): Promise<ApiResponse<DatabaseView>> =>
   api<DatabaseView>(`${VIEWS}/${databaseId}`, { method: "POST", auth: user, body });
