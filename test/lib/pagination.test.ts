@@ -47,7 +47,8 @@ describe("one listing behaviour everywhere", async () => {
   it.each(Object.keys(all))("%s: the default window, and the same refusals of a bad one", async (name) => {
     const list = all[name as keyof typeof all];
     expect(windowOf(await list({}))).toMatchObject({ limit: String(PAGE_DEFAULT_LIMIT), offset: "0" });
-    for (const bad of [{ limit: 0 }, { offset: -1 }, { limit: 1.5 }]) {
+    const badWindows: Record<string, number>[] = [{ limit: 0 }, { offset: -1 }, { limit: 1.5 }];
+    for (const bad of badWindows) {
       const res = await list(bad);
       expectErrorBody(res, 400);
       expect(res.body).toMatchObject({ code: "validation_failed" });
