@@ -79,6 +79,44 @@ describe("OpenAPI contract", () => {
   });
 });
 
+describe("examples for the explorer", () => {
+  interface SchemaObject {
+    example?: unknown;
+    type?: string;
+    properties?: Record<string, SchemaObject & { $ref?: string; items?: { $ref?: string } }>;
+  }
+
+  it("every component schema carries an example, whole or on each of its own fields", async () => {
+    const { body } = await api<{ components: { schemas: Record<string, SchemaObject> } }>(
+      "/documentation/openapi.json",
+    );
+    const lacking = Object.entries(body.components.schemas).flatMap(([name, schema]) => {
+      if (schema.example !== undefined || schema.type !== "object" || !schema.properties) return [];
+      return Object.entries(schema.properties)
+        .filter(([, field]) => field.example === undefined && !field.$ref && !field.items?.$ref)
+        .map(([field]) => `${name}.${field}`);
+    });
+    expect(lacking).toEqual([]);
+  });
+
+  it("every parameter carries an example", async () => {
+    const { body } = await api<{
+      paths: Record<
+        string,
+        Record<string, { parameters?: { name: string; example?: unknown; schema?: SchemaObject }[] }>
+      >;
+    }>("/documentation/openapi.json");
+    const lacking = Object.entries(body.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, operation]) =>
+        (operation.parameters ?? [])
+          .filter((parameter) => parameter.example === undefined && parameter.schema?.example === undefined)
+          .map((parameter) => `${method} ${path} ${parameter.name}`),
+      ),
+    );
+    expect(lacking).toEqual([]);
+  });
+});
+
 describe("API explorer", () => {
   it("serves the explorer page pointing at this Worker's own assets and contract", async () => {
     const res = await api<string>("/documentation");

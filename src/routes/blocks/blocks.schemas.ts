@@ -108,19 +108,45 @@ export const DuplicateBlockBody = z
 const booleanFlag = z.enum(["true", "false"]);
 
 export const ListBlocksQuery = PaginationQuery.extend({
-  q: z.string().max(500).optional().openapi({ description: "Full-text search over titles, properties and content" }),
-  type: z.string().min(1).max(64).optional(),
-  parent_id: z.string().min(1).max(128).optional(),
-  parentId: z.string().min(1).max(128).optional(),
-  database_id: z.string().min(1).max(128).optional(),
-  databaseId: z.string().min(1).max(128).optional(),
-  archived: booleanFlag.optional().openapi({ description: "List archived blocks (default false)" }),
-  in_trash: booleanFlag.optional().openapi({ description: "List blocks in the trash (default false)" }),
+  q: z
+    .string()
+    .max(500)
+    .optional()
+    .openapi({ description: "Full-text search over titles, properties and content", example: "launch plan" }),
+  type: z.string().min(1).max(64).optional().openapi({ description: "Only blocks of this type", example: "page" }),
+  parent_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: "Only children of this block", example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+  parentId: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: "Alternative spelling of parent_id", example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+  database_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: "Only rows of this database", example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a" }),
+  databaseId: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: "Alternative spelling of database_id", example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a" }),
+  archived: booleanFlag.optional().openapi({ description: "List archived blocks (default false)", example: "false" }),
+  in_trash: booleanFlag
+    .optional()
+    .openapi({ description: "List blocks in the trash (default false)", example: "false" }),
   sortBy: z
     .enum(["position", "updated_at", "created_at"])
     .optional()
-    .openapi({ description: "Default updated_at; with q, relevance" }),
-  sortOrder: z.enum(["asc", "desc"]).optional().openapi({ description: "Default desc" }),
+    .openapi({ description: "Default updated_at; with q, relevance", example: "updated_at" }),
+  sortOrder: z.enum(["asc", "desc"]).optional().openapi({ description: "Default desc", example: "desc" }),
 }).strict();
 
 export const HierarchyQuery = z.strictObject({
@@ -130,7 +156,10 @@ export const HierarchyQuery = z.strictObject({
     .min(0)
     .max(HIERARCHY_MAX_DEPTH)
     .optional()
-    .openapi({ description: `Levels below the block, default ${HIERARCHY_DEFAULT_DEPTH}, max ${HIERARCHY_MAX_DEPTH}` }),
+    .openapi({
+      description: `Levels below the block, default ${HIERARCHY_DEFAULT_DEPTH}, max ${HIERARCHY_MAX_DEPTH}`,
+      example: 3,
+    }),
 });
 
 export const DeleteBlockResponse = z

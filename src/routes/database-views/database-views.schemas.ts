@@ -54,12 +54,12 @@ export const DatabaseParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "database_id", in: "path" } }),
+    .openapi({ param: { name: "database_id", in: "path" }, example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a" }),
 });
 export const ViewParams = z.object({
   view_id: z
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "view_id", in: "path" } }),
+    .openapi({ param: { name: "view_id", in: "path" }, example: "a7c1e3f5-9b2d-4f6a-8c0e-1d3f5a7b9c2e" }),
 });

@@ -7,21 +7,25 @@ export const DatabaseIdParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "id", in: "path" }, description: "Database block id" }),
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: "Database block id",
+      example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a",
+    }),
 });
 export const PropertyParams = DatabaseIdParams.extend({
   property_id: z
     .string()
     .min(1)
     .max(200)
-    .openapi({ param: { name: "property_id", in: "path" } }),
+    .openapi({ param: { name: "property_id", in: "path" }, example: "prop_9f8e7d6c5b4a3921" }),
 });
 export const OptionParams = PropertyParams.extend({
   option_id: z
     .string()
     .min(1)
     .max(200)
-    .openapi({ param: { name: "option_id", in: "path" } }),
+    .openapi({ param: { name: "option_id", in: "path" }, example: "opt_3b1d9a0c2e4f6a8b" }),
 });
 
 const propertyName = z.string().trim().min(1).max(200);

@@ -75,24 +75,25 @@ export const PageIdParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "id", in: "path" } }),
+    .openapi({ param: { name: "id", in: "path" }, example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
 });
 
 const booleanFlag = z.enum(["true", "false"]);
 
 export const ListPagesQuery = PaginationQuery.extend({
-  type: z.enum(PAGE_TYPES).optional(),
-  parent_id: z.string().min(1).max(128).optional(),
-  database_id: z.string().min(1).max(128).optional(),
+  type: z.enum(PAGE_TYPES).optional().openapi({ description: "Only this kind", example: "page" }),
+  parent_id: z.string().min(1).max(128).optional().openapi({ example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+  database_id: z.string().min(1).max(128).optional().openapi({ example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a" }),
   q: z.string().max(500).optional().openapi({ description: "Full-text search", example: "launch" }),
-  archived: booleanFlag.optional(),
-  in_trash: booleanFlag.optional(),
+  archived: booleanFlag.optional().openapi({ description: "List archived pages instead", example: "false" }),
+  in_trash: booleanFlag.optional().openapi({ description: "List pages in the trash instead", example: "false" }),
 }).strict();
 
 export const DeletePageQuery = z.strictObject({
-  permanent: booleanFlag
-    .optional()
-    .openapi({ description: "true deletes the page and its subtree permanently; default moves it to the trash" }),
+  permanent: booleanFlag.optional().openapi({
+    description: "true deletes the page and its subtree permanently; default moves it to the trash",
+    example: "false",
+  }),
 });
 
 export const DeletePageResponse = z
@@ -112,10 +113,19 @@ export const ExportQuery = z.strictObject({
   format: z
     .enum(PAGE_EXPORT_FORMATS)
     .optional()
-    .openapi({ description: "Pages: markdown (default), html, json, pdf. Databases: csv (default) or json." }),
+    .openapi({
+      description: "Pages: markdown (default), html, json, pdf. Databases: csv (default) or json.",
+      example: "markdown",
+    }),
 });
 
 export const BatchExportQuery = z.strictObject({
-  ids: z.string().min(1).openapi({ description: "Comma-separated page ids (at most 50)" }),
-  format: z.enum(PAGE_EXPORT_FORMATS).optional().openapi({ description: "As for a single export" }),
+  ids: z.string().min(1).openapi({
+    description: "Comma-separated page ids (at most 50)",
+    example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d,9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+  }),
+  format: z
+    .enum(PAGE_EXPORT_FORMATS)
+    .optional()
+    .openapi({ description: "As for a single export", example: "markdown" }),
 });

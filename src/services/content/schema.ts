@@ -113,7 +113,7 @@ export const TextSpanSchema = z
     strikethrough: z.boolean().optional(),
     link: z.string().optional().openapi({ description: "Link target of this span" }),
   })
-  .openapi("ContentTextSpan");
+  .openapi("ContentTextSpan", { example: { text: "the quick start", bold: true } });
 
 const children = z
   .array(TextSpanSchema)
