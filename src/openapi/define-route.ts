@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ACCESS_MIDDLEWARE, type Access, type AuthenticatedAppEnv, SECURITY } from "../auth/access";
 import type { AppEnv } from "../lib/context";
-import { ErrorSchema, payloadTooLarge } from "../lib/errors";
+import { ApiError, ErrorSchema, payloadTooLarge } from "../lib/errors";
 import { validationHook } from "./validation";
 
 /** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
@@ -20,6 +20,18 @@ export const ERROR_RESPONSES = {
   409: errorResponse("Conflicts with the current state: a taken id or name, or a concurrent change (`code` conflict)"),
 } as const;
 
+/** Bindings of the Workers Rate Limiting API (`[[ratelimits]]` in wrangler.toml). */
+type RateLimitBinding = { [K in keyof Env]: Env[K] extends RateLimit ? K : never }[keyof Env];
+
+export interface RateLimitSpec {
+  /** The binding that counts; its limit and period are set in wrangler.toml. */
+  binding: RateLimitBinding;
+  /** Whose requests count together: the client's address, or the authenticated user. */
+  per: "client" | "user";
+  /** Sent as `Retry-After` with a 429: the binding's period, in seconds. */
+  retryAfterSeconds: number;
+}
+
 type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & {
   /** Who may call it: sets the contract's `security`, its error responses and the enforcing middleware. */
   access: Access;
@@ -27,6 +39,8 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
   description: string;
   /** Largest accepted request body, in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** Requests beyond a rate are refused with 429 before any work (open routes that cost money). */
+  rateLimit?: RateLimitSpec;
 };
 
 type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
@@ -37,7 +51,7 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  * gives handlers, `c.var.ctx` as a UserContext for `user` and `session`);
  * at run time the body limit follows it.
  */
-export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit"> & {
+export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit" | "rateLimit"> & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
 };
@@ -67,19 +81,51 @@ function standardErrors(spec: RouteSpec) {
     ...(hasBody(spec)
       ? { 413: errorResponse(`Body larger than ${spec.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES} bytes`) }
       : {}),
+    ...(spec.rateLimit
+      ? { 429: { ...errorResponse("Too many requests (`code` rate_limited)"), headers: RETRY_AFTER_HEADER } }
+      : {}),
     500: errorResponse("Unexpected failure (`code` internal); the response's X-Request-Id identifies it"),
+  };
+}
+
+const RETRY_AFTER_HEADER = {
+  "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait before trying again" },
+};
+
+/**
+ * Counts the request against the route's rate limit; past it, a 429 with
+ * `Retry-After`. Where the binding is not configured, nothing is limited.
+ */
+function rateLimited(limit: RateLimitSpec): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const limiter = c.env[limit.binding] as RateLimit | undefined;
+    if (limiter) {
+      const key =
+        limit.per === "user"
+          ? `user:${c.var.ctx.actor?.userId ?? "anonymous"}`
+          : `client:${c.req.header("CF-Connecting-IP") ?? "unknown"}`;
+      const { success } = await limiter.limit({ key });
+      if (!success) {
+        c.header("Retry-After", String(limit.retryAfterSeconds));
+        throw new ApiError("rate_limited", "Too many requests: retry later", {
+          retry_after_seconds: limit.retryAfterSeconds,
+        });
+      }
+    }
+    await next();
   };
 }
 
 /**
  * Defines a route from one declaration: its access kind sets the contract's
  * `security`, its standard error responses and the middleware that enforces
- * it (so a route cannot be documented one way and guarded another), and its
- * body limit. Authentication runs before any input is validated.
+ * it (so a route cannot be documented one way and guarded another), its
+ * rate limit and its body limit. Authentication runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, ...config } = spec;
+  const { access, bodyLimit: limit, rateLimit, ...config } = spec;
   const middleware: MiddlewareHandler[] = [ACCESS_MIDDLEWARE[access] as MiddlewareHandler];
+  if (rateLimit) middleware.push(rateLimited(rateLimit) as MiddlewareHandler);
   if (hasBody(spec)) {
     const maxSize = limit ?? DEFAULT_BODY_LIMIT_BYTES;
     middleware.push(

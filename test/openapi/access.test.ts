@@ -106,10 +106,21 @@ describe("access kinds, enforced by the route's own declaration", () => {
     bodyLimit: 64,
     responses: { 200: reply("Accepted") },
   });
+  const limited = defineRoute({
+    operationId: "testLimited",
+    method: "get",
+    path: "/test-only/limited",
+    access: "open",
+    summary: "Rate limited",
+    description: "An open route under the open-route rate limit",
+    rateLimit: { binding: "OPEN_ROUTE_LIMITER", per: "client", retryAfterSeconds: 60 },
+    responses: { 200: reply("Counted") },
+  });
   const app = createApp();
   app.route(
     "/",
     createRouter()
+      .openapi(limited, (c) => c.json({ success: true, message: "counted" }, 200))
       .openapi(sessionOnly, (c) => c.json({ success: true, message: c.var.ctx.actor.userId }, 200))
       .openapi(signed, (c) => {
         // A signed route has no actor: its handler verifies the request itself.
@@ -153,6 +164,19 @@ describe("access kinds, enforced by the route's own declaration", () => {
       code: "payload_too_large",
       details: { max_bytes: 64 },
     });
+  });
+
+  it("rate limited: past the binding's limit (30 a minute per client address) a 429 with Retry-After", async () => {
+    const client = `198.51.100.${Math.floor(Math.random() * 250)}`;
+    const from = (address: string) => call("/test-only/limited", { headers: { "CF-Connecting-IP": address } });
+    for (let i = 0; i < 30; i++) expect((await from(client)).status).toBe(200);
+    const refused = await from(client);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("Retry-After")).toBe("60");
+    expect(await refused.json()).toMatchObject({ code: "rate_limited", details: { retry_after_seconds: 60 } });
+    // Another client is counted on its own.
+    expect((await from(`203.0.113.${Math.floor(Math.random() * 250)}`)).status).toBe(200);
+    expect(Object.keys(limited.responses)).toContain("429");
   });
 
   it("declares each kind in the contract: session needs bearerAuth, signed and open declare none", () => {
