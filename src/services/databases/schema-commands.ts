@@ -162,9 +162,14 @@ async function assertNoLayoutUse(
   }
 }
 
-/** A filter array (JSON text column `column` of database_views) without the filters `drop` matches (alias `f`). */
+/**
+ * A filter array (JSON text column `column` of database_views) without the filters `drop` matches (alias `f`).
+ * Only a true match drops a filter: `drop` is NULL for a filter lacking a field it reads (a string value read
+ * as `$.value.id`, an `is_empty` filter without a value), and such a filter is kept.
+ */
 const filtersWithout = (column: string, drop: SQL): SQL =>
-  sql`(SELECT json_group_array(json(f.value) ORDER BY f.key) FROM json_each(${sql.raw(column)}) f WHERE NOT (${drop}))`;
+  sql`(SELECT json_group_array(json(f.value) ORDER BY f.key) FROM json_each(${sql.raw(column)}) f
+    WHERE NOT coalesce((${drop}), 0))`;
 
 const filtersHave = (column: string, match: SQL): SQL =>
   sql`EXISTS (SELECT 1 FROM json_each(${sql.raw(column)}) f WHERE ${match})`;
