@@ -1,0 +1,202 @@
+import { describe, expect, it } from "vitest";
+import { api, createUser, type TestUser } from "../../helpers/api";
+import { expectErrorBody } from "../../helpers/auth-matrix";
+import { BLOCKS, type Block, createBlock, insertBlock, storedRow } from "../../helpers/blocks";
+import { createDatabase, createRow, type TestDatabase } from "../../helpers/databases";
+import { createPage, getPage, putPage, storedContent, storedProperties } from "../../helpers/pages";
+
+// A block that changes type or database keeps only what its new type allows:
+// a row holds only values its schema has a property for and accepts, and a
+// page-like block's body is canonical items that the pages endpoints read.
+
+const patchBlock = (user: TestUser, id: string, body: unknown) =>
+  api<Block>(`${BLOCKS}/${id}`, { method: "PATCH", auth: user, body });
+
+const convertBlock = (user: TestUser, id: string, body: unknown) =>
+  api<Block>(`${BLOCKS}/${id}/convert`, { method: "POST", auth: user, body });
+
+/** A page whose properties the fixture schema would refuse (or does not know), beside ones it accepts. */
+const UNCHECKED_PROPERTIES = {
+  Status: { id: "opt_forged", name: "Forged", color: "red" },
+  Tags: ["Art", "Sculpture"],
+  Urgent: "yes",
+  junk: { nested: true },
+  Priority: 3,
+  Notes: "kept words",
+};
+
+/** What a row of `database` keeps of UNCHECKED_PROPERTIES (with `title`): the values the schema accepts. */
+const keptOf = (database: TestDatabase, title: string) => ({
+  [database.prop("title").id]: title,
+  [database.prop("Priority").id]: 3,
+  [database.prop("Notes").id]: "kept words",
+});
+
+describe("a block becoming a row keeps only what the row's schema accepts", () => {
+  it("PATCH of a page to database_row with database_id: forged options and unknown keys are not stored", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const page = await createPage(user, { title: "Paged", properties: UNCHECKED_PROPERTIES });
+    const before = await storedRow(page.id);
+
+    // Values given in the change itself are validated: a forged option or an unknown key is a 400, nothing stored.
+    for (const properties of [
+      { Status: "Forged" },
+      { Status: { id: "opt_forged", name: "Forged" } },
+      { Tags: ["Art", "Forged"] },
+      { junk: 1 },
+    ]) {
+      const refused = await patchBlock(user, page.id, { type: "database_row", database_id: database.id, properties });
+      expectErrorBody(refused, 400);
+      expect(await storedRow(page.id)).toEqual(before);
+    }
+
+    const res = await patchBlock(user, page.id, { type: "database_row", database_id: database.id });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await storedProperties(page.id)).toEqual(keptOf(database, "Paged"));
+    expect(res.body.properties).toEqual(keptOf(database, "Paged"));
+    const read = await getPage(user, page.id);
+    expect(read.status).toBe(200);
+    expect(read.body.properties_by_name).toMatchObject({ title: "Paged", Status: null, Tags: null, Priority: 3 });
+  });
+
+  it("PATCH moving a row to another database keeps the values the new schema has (by name) and accepts", async () => {
+    const user = await createUser();
+    const from = await createDatabase(user);
+    const to = await createDatabase(user, {
+      properties: [
+        { name: "Status", type: "select", options: [{ name: "Todo", color: "blue" }] },
+        { name: "Priority", type: "text" },
+        { name: "Notes", type: "text" },
+      ],
+    });
+    const row = await createRow(user, from.id, {
+      title: "Moving",
+      Status: "Todo",
+      Tags: ["Art"],
+      Priority: 2,
+      Notes: "travels",
+      Urgent: true,
+    });
+
+    const res = await patchBlock(user, row.id, { database_id: to.id });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const expected = {
+      [to.prop("title").id]: "Moving",
+      [to.prop("Status").id]: to.option("Status", "Todo"),
+      [to.prop("Notes").id]: "travels",
+    };
+    // Tags and Urgent have no property there; Priority is text there, and 2 is not text.
+    expect(await storedProperties(row.id)).toEqual(expected);
+    expect((await storedRow(row.id))?.database_id).toBe(to.id);
+    const read = await getPage(user, row.id);
+    expect(read.body.properties_by_name).toMatchObject({ title: "Moving", Status: to.option("Status", "Todo") });
+  });
+
+  it("POST .../convert to database_row of a block already pointing at a database: the same rules", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const id = await insertBlock({
+      type: "page",
+      created_by: user.id,
+      database_id: database.id,
+      properties: { title: "Converted", ...UNCHECKED_PROPERTIES },
+    });
+    const forged = await convertBlock(user, id, { type: "database_row", properties: { Status: "Forged" } });
+    expectErrorBody(forged, 400);
+    expect((await storedRow(id))?.type).toBe("page");
+
+    const res = await convertBlock(user, id, { type: "database_row" });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await storedProperties(id)).toEqual(keptOf(database, "Converted"));
+    expect((await storedRow(id))?.type).toBe("database_row");
+  });
+});
+
+/** The words of canonical content items, in order. */
+const wordsOf = (content: unknown): string =>
+  (content as { children?: { text: string }[] }[])
+    .map((item) => (item.children ?? []).map((span) => span.text).join(""))
+    .join(" ");
+
+describe("a block becoming page-like gets a canonical body with its words", () => {
+  it.each([
+    ["page", "PATCH"],
+    ["database", "PATCH"],
+    ["page", "convert"],
+    ["database", "convert"],
+  ])("a plain string as content, turned into a %s by %s", async (type, how) => {
+    const user = await createUser();
+    const block = await createBlock(user, { type: "paragraph", content: "plain words stay" });
+
+    const res =
+      how === "PATCH" ? await patchBlock(user, block.id, { type }) : await convertBlock(user, block.id, { type });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const content = await storedContent(block.id);
+    expect(Array.isArray(content)).toBe(true);
+    expect(wordsOf(content)).toContain("plain words stay");
+    const read = await getPage(user, block.id);
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(read.body.content).toEqual(content);
+    expect((await putPage(user, block.id, { title: "Now a page" })).status).toBe(200);
+  });
+
+  it("an object as content keeps its words as a paragraph", async () => {
+    const user = await createUser();
+    const block = await createBlock(user, { type: "callout", content: { text: "object words", icon: "!" } });
+
+    const res = await convertBlock(user, block.id, { type: "page" });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await storedContent(block.id)).toEqual([{ type: "paragraph", children: [{ text: "object words" }] }]);
+    expect((await getPage(user, block.id)).status).toBe(200);
+    const put = await putPage(user, block.id, { content: [{ type: "paragraph", children: [{ text: "rewritten" }] }] });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+  });
+
+  it("a list of lines keeps each line as a paragraph", async () => {
+    const user = await createUser();
+    const block = await createBlock(user, { type: "paragraph", content: ["first line", "second line"] });
+
+    const res = await patchBlock(user, block.id, { type: "page" });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await storedContent(block.id)).toEqual([
+      { type: "paragraph", children: [{ text: "first line" }] },
+      { type: "paragraph", children: [{ text: "second line" }] },
+    ]);
+    expect((await getPage(user, block.id)).status).toBe(200);
+  });
+
+  it("an editor block's spans become one paragraph with those spans", async () => {
+    const user = await createUser();
+    const spans = [{ text: "Bold", bold: true }, { text: " and plain" }];
+    const block = await createBlock(user, { type: "paragraph", content: spans });
+
+    const res = await patchBlock(user, block.id, { type: "page" });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await storedContent(block.id)).toEqual([{ type: "paragraph", children: spans }]);
+    const read = await getPage(user, block.id);
+    expect(read.status).toBe(200);
+    expect(read.body.content).toEqual([{ type: "paragraph", children: spans }]);
+  });
+
+  it("a block with text content becoming a row of a database", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const block = await createBlock(user, { type: "paragraph", content: [{ text: "row body" }] });
+
+    const res = await patchBlock(user, block.id, { type: "database_row", database_id: database.id });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await storedContent(block.id)).toEqual([{ type: "paragraph", children: [{ text: "row body" }] }]);
+    const read = await getPage(user, block.id);
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect((await putPage(user, block.id, { properties: { Priority: 5 } })).status).toBe(200);
+  });
+});
