@@ -47,3 +47,9 @@ export const BlockTreeSchema: z.ZodType<BlockTree> = BlockSchema.extend({
     return z.array(BlockTreeSchema);
   },
 }).openapi("BlockTree", { description: "A block with its active visible descendants nested in `children`" });
+
+/** A row's values keyed by display name: regenerated from the canonical ids on every read, never stored. */
+export const PropertiesByNameSchema = z.record(z.string(), z.unknown()).openapi({
+  description: "A row's values keyed by display name, regenerated from the canonical ids",
+  example: { title: "Write docs", Status: { id: "opt_3b1d9a0c2e4f6a8b", name: "Todo", color: "default" } },
+});

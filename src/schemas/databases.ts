@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { BlockSchema } from "./blocks";
+import { BlockSchema, PropertiesByNameSchema } from "./blocks";
 
 /** Property types a database schema can hold. */
 export const PROPERTY_TYPES = [
@@ -84,12 +84,7 @@ export const DatabaseSchemaSchema = z
   .openapi("DatabaseSchema");
 export type DatabaseSchemaResponse = z.infer<typeof DatabaseSchemaSchema>;
 
-export const RowSchema = BlockSchema.extend({
-  properties_by_name: z.record(z.string(), z.unknown()).openapi({
-    description: "Values keyed by display name, regenerated from the canonical ids",
-    example: { title: "Write docs", Status: { id: "opt_3b1d9a0c2e4f6a8b", name: "Todo", color: "default" } },
-  }),
-}).openapi("DatabaseRow");
+export const RowSchema = BlockSchema.extend({ properties_by_name: PropertiesByNameSchema }).openapi("DatabaseRow");
 /** A database row: the block, plus its properties keyed by display name (regenerated, never stored). */
 export type Row = z.infer<typeof RowSchema>;
 

@@ -1,17 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { BlockSchema } from "./blocks";
+import { BlockSchema, PropertiesByNameSchema } from "./blocks";
 
 export const PAGE_TYPES = ["page", "database", "database_row"] as const;
 export type PageType = (typeof PAGE_TYPES)[number];
 
 export const PageSchema = BlockSchema.extend({
-  properties_by_name: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .openapi({
-      description: "Rows only: values keyed by display name, regenerated from the canonical ids",
-      example: { title: "Write docs", Status: { id: "opt_3b1d9a0c2e4f6a8b", name: "Todo", color: "default" } },
-    }),
+  properties_by_name: PropertiesByNameSchema.optional().openapi({ description: "Rows only" }),
 }).openapi("Page");
 
 /** A page, database or row; rows also carry their values keyed by display name. */
