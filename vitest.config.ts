@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config";
 // Durable Objects). Migrations are read once here and applied by test/setup.ts.
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
+  // The contract fuzzer's knobs (test/fuzz: FUZZ_SEED, FUZZ_RUNS, FUZZ_OPS, FUZZ_COLLECT), passed on when set.
+  const fuzz = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("FUZZ_")));
   return {
     plugins: [
       cloudflareTest({
@@ -14,6 +16,7 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             SESSION_SECRET: "test-session-secret",
             ENVIRONMENT: "test",
+            ...fuzz,
           },
         },
       }),
