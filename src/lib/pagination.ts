@@ -16,7 +16,13 @@ const offsetDescription = "Zero-based index of the first item, default 0";
 /** `limit` and `offset` as query parameters (strings coerced to integers). */
 export const PaginationQuery = z.object({
   limit: z.coerce.number().int().min(1).optional().openapi({ description: limitDescription, example: 50 }),
-  offset: z.coerce.number().int().min(0).optional().openapi({ description: offsetDescription, example: 0 }),
+  // `type` is given because the generator reads a coerced minimum of 0 as "null accepted" (null coerces to 0).
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .openapi({ type: "integer", description: offsetDescription, example: 0 }),
 });
 
 /** `limit` and `offset` as JSON body fields (for listings queried with POST). */

@@ -99,6 +99,20 @@ describe("examples for the explorer", () => {
     expect(lacking).toEqual([]);
   });
 
+  it("no query or path parameter claims to take null (a URL cannot send one)", async () => {
+    const { body } = await api<{
+      paths: Record<string, Record<string, { parameters?: { name: string; schema?: { type?: unknown } }[] }>>;
+    }>("/documentation/openapi.json");
+    const nullable = Object.entries(body.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, operation]) =>
+        (operation.parameters ?? [])
+          .filter((parameter) => JSON.stringify(parameter.schema?.type ?? "").includes("null"))
+          .map((parameter) => `${method} ${path} ${parameter.name}`),
+      ),
+    );
+    expect(nullable).toEqual([]);
+  });
+
   it("every parameter carries an example", async () => {
     const { body } = await api<{
       paths: Record<

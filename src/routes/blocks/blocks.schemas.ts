@@ -157,6 +157,7 @@ export const HierarchyQuery = z.strictObject({
     .max(HIERARCHY_MAX_DEPTH)
     .optional()
     .openapi({
+      type: "integer",
       description: `Levels below the block, default ${HIERARCHY_DEFAULT_DEPTH}, max ${HIERARCHY_MAX_DEPTH}`,
       example: 3,
     }),
