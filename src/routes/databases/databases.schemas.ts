@@ -28,7 +28,14 @@ export const OptionParams = PropertyParams.extend({
     .openapi({ param: { name: "option_id", in: "path" }, example: "opt_3b1d9a0c2e4f6a8b" }),
 });
 
-const propertyName = z.string().trim().min(1).max(200);
+// `__proto__` cannot be a key of a JSON object in JavaScript without becoming its prototype:
+// a row keyed by it would lose the value in properties_by_name.
+const propertyName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((name) => name !== "__proto__", "This name is reserved");
 const color = z.enum(OPTION_COLORS);
 const NewOption = z.strictObject({ name: z.string().min(1).max(200), color: color.optional() });
 

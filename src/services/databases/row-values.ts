@@ -7,6 +7,9 @@ import {
   type SelectOption,
 } from "./property-types";
 
+/** A record keyed by names and ids from users: no prototype, so no key (`__proto__`) is special. */
+const emptyRecord = (): Record<string, unknown> => Object.create(null);
+
 export interface RowPropertyProblem {
   property: string;
   name?: string;
@@ -115,7 +118,7 @@ export function normalizeRowProperties(
   schema: DatabaseSchema,
   input: Record<string, unknown>,
 ): Record<string, unknown> {
-  const canonical: Record<string, unknown> = {};
+  const canonical = emptyRecord();
   const problems: RowPropertyProblem[] = [];
   for (const [key, value] of Object.entries(input)) {
     const property = resolvePropertyKey(schema, key);
@@ -172,7 +175,7 @@ export function propertiesByName(
   stored: Record<string, unknown>,
   row: RowFacts,
 ): Record<string, unknown> {
-  const named: Record<string, unknown> = {};
+  const named = emptyRecord();
   for (const property of schema.properties) {
     switch (property.type) {
       case "created_time":
@@ -205,7 +208,7 @@ export function carriedValues(
   schema: DatabaseSchema,
   entries: [key: string, value: unknown][],
 ): Record<string, unknown> {
-  const carried: Record<string, unknown> = {};
+  const carried = emptyRecord();
   for (const [key, value] of entries) {
     const property = resolvePropertyKey(schema, key);
     if (!property || COMPUTED_PROPERTY_TYPES.has(property.type) || property.id in carried) continue;

@@ -169,3 +169,41 @@ describe("page listing titles", () => {
     expect(listed?.title).not.toBe("Secret plan");
   });
 });
+
+describe("property names that are special to JavaScript objects", () => {
+  it("refuses a property named __proto__ (it cannot be a row's key without becoming its prototype)", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const res = await api(`/api/v1/databases/${database.id}/properties`, {
+      method: "POST",
+      auth: user,
+      body: { name: "__proto__", type: "text" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: "validation_failed" });
+    const renamed = await api(`/api/v1/databases/${database.id}/properties/${database.prop("title").id}`, {
+      method: "PATCH",
+      auth: user,
+      body: { name: "__proto__" },
+    });
+    expect(renamed.status).toBe(400);
+  });
+
+  it("keeps a legacy property named __proto__ or constructor in properties_by_name", async () => {
+    const user = await createUser();
+    const databaseId = await insertLegacyDatabase(user.id, [
+      { id: "t", name: "Name", type: "title" },
+      { id: "p", name: "__proto__", type: "text" },
+      { id: "c", name: "constructor", type: "text" },
+    ]);
+    const row = await createRow(user, databaseId, { Name: "Row", p: "kept", c: "also kept" });
+    const read = await api<{ properties_by_name: Record<string, unknown> }>(`${PAGES}/${row.id}`, { auth: user });
+    expect(Object.getOwnPropertyNames(read.body.properties_by_name).sort()).toEqual([
+      "Name",
+      "__proto__",
+      "constructor",
+    ]);
+    expect(read.body.properties_by_name.constructor).toBe("also kept");
+    expect(Object.getOwnPropertyDescriptor(read.body.properties_by_name, "__proto__")?.value).toBe("kept");
+  });
+});
