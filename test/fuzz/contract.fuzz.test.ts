@@ -29,8 +29,8 @@ import { type Exchange, exchange, formatExchange, type Stored, type ViolationKin
 import { makeResolver, type OpenApiDocument, type Operation, operationsOf, vocabularyOf } from "./openapi";
 import { World } from "./state";
 
-/** Every error body must carry a stable string `code`: flip to true once the platform adds it. */
-const REQUIRE_ERROR_CODE = false;
+/** Every error body must carry a stable string `code` (the contract lists them). */
+const REQUIRE_ERROR_CODE = true;
 
 /**
  * Failures the fuzzer knows about, skipped until they are fixed in src: each entry names
