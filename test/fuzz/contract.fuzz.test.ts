@@ -10,7 +10,7 @@
  * operations on one user, so that one operation meets the objects another made.
  *
  * On every response (exchange.ts): no 5xx; every 4xx/5xx is the JSON envelope
- * `{error: string, details?: object}` (plus `code` once REQUIRE_ERROR_CODE is true); a
+ * `{error: string, code: string, details?: object}`; a
  * write refused with a 4xx leaves the stored data of both users unchanged; and no request
  * changes the data of a user it did not authenticate as.
  *
