@@ -66,18 +66,6 @@ async function valuesToCarry(
   return carriedValues(schema, entries);
 }
 
-/**
- * Stored content as `asPageContent` reads it: that keeps the words found under
- * `text` keys, so bare strings (content given as plain text, or as a list of
- * lines) are first made paragraphs of their own; nothing else changes.
- */
-function withBareStringsAsParagraphs(content: unknown): unknown {
-  const paragraph = (text: string) => ({ type: "paragraph", children: [{ text }] });
-  if (typeof content === "string") return content ? [paragraph(content)] : [];
-  if (Array.isArray(content)) return content.map((item) => (typeof item === "string" ? paragraph(item) : item));
-  return content;
-}
-
 const withoutNulls = (values: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(values).filter(([, value]) => value !== null));
 
@@ -131,7 +119,7 @@ export async function normalizeTypedFields(
   if (PAGE_LIKE_TYPES.has(target.type)) {
     if (content !== undefined && content !== null) content = validateContent(content);
     else if (content === undefined && stored && !PAGE_LIKE_TYPES.has(stored.type)) {
-      content = asPageContent(withBareStringsAsParagraphs(stored.content));
+      content = asPageContent(stored.content);
     }
   }
   return { properties, content, schema, propertiesMode };

@@ -20,19 +20,22 @@ export function loosePlainText(value: unknown): string {
   return found.join(" ");
 }
 
+const paragraph = (text: string): ContentItem => ({ type: "paragraph", children: [{ text }] });
+
 /**
  * Stored content as renderable items. Content written through the API is
  * already canonical; anything older that is not becomes a paragraph of its
- * text, so an export never drops words.
+ * text (a bare string is a paragraph of its own), so an export never drops words.
  */
 export function renderableItems(content: unknown): ContentItem[] {
   if (!Array.isArray(content)) return [];
   return content.flatMap((item, index): ContentItem[] => {
+    if (typeof item === "string") return item ? [paragraph(item)] : [];
     try {
       return validateContent([item], `content[${index}]`);
     } catch {
       const text = loosePlainText(item);
-      return text ? [{ type: "paragraph", children: [{ text }] }] : [];
+      return text ? [paragraph(text)] : [];
     }
   });
 }
