@@ -110,13 +110,10 @@ export const DeletePageResponse = z
 export const PAGE_EXPORT_FORMATS = ["markdown", "html", "json", "pdf", "csv"] as const;
 
 export const ExportQuery = z.strictObject({
-  format: z
-    .enum(PAGE_EXPORT_FORMATS)
-    .optional()
-    .openapi({
-      description: "Pages: markdown (default), html, json, pdf. Databases: csv (default) or json.",
-      example: "markdown",
-    }),
+  format: z.enum(PAGE_EXPORT_FORMATS).optional().openapi({
+    description: "Pages: markdown (default), html, json, pdf. Databases: csv (default) or json.",
+    example: "markdown",
+  }),
 });
 
 export const BatchExportQuery = z.strictObject({
