@@ -95,6 +95,10 @@ export function createApp() {
       return c.json<ErrorBody>({ error: message, code: codeForHonoStatus(error.status, message) }, error.status);
     }
     const requestId = c.get("ctx")?.requestId;
+    if (error instanceof Error && /UNIQUE constraint failed/.test(error.message)) {
+      // A uniqueness the database enforces and a check before the write missed (a race, or old data).
+      return c.json<ErrorBody>({ error: "Conflicts with an existing record", code: "conflict" }, 409);
+    }
     if (error instanceof OutboundError) {
       // Its message names the service and what happened, never a URL, key or third-party body.
       console.error(JSON.stringify({ level: "error", request_id: requestId, path: c.req.path, error: error.message }));

@@ -12,8 +12,12 @@ export class StaleWrite extends Error {
   }
 }
 
-/** Attempts before concurrent changes are reported as a 409. */
-const MAX_ATTEMPTS = 40;
+/**
+ * Attempts before concurrent changes are reported as a 409. Each attempt costs
+ * its reads and one write (a few D1 queries), so the bound also bounds a
+ * request's queries well inside D1's per-invocation limit.
+ */
+const MAX_ATTEMPTS = 12;
 
 /**
  * Runs `attempt` (read, validate, guarded write) until its write lands. Each
@@ -29,8 +33,8 @@ export async function retryWhileStale<T>(what: string, attempt: () => Promise<T>
       if (tries >= MAX_ATTEMPTS) {
         throw conflict(`The ${what} kept changing while this request was applied; retry it`, { attempts: tries });
       }
-      // A short, growing, jittered pause spreads out writers that keep colliding.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(tries, 10)));
+      // Exponential backoff with full jitter (up to 2, 4, ... 256 ms) spreads out writers that keep colliding.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(tries, 8)));
     }
   }
 }

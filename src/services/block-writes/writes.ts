@@ -98,7 +98,14 @@ export function updateTypedBlock(
     };
     const fields = await normalizeTypedFields(ctx, target, { ...change, title }, stored);
     const guards: SQL[] = [];
-    if (fields.schema) guards.push(schemaUnchanged(fields.schema));
+    if (fields.schema) {
+      // Validated against this schema, for the block as read: it must still be that
+      // schema, and the block still what it was (a row of that database stays one).
+      guards.push(
+        schemaUnchanged(fields.schema),
+        sql`b.type = ${stored.type} AND b.database_id IS ${stored.database_id}`,
+      );
+    }
     // Values carried over from the stored block (a block becoming a row, content
     // becoming a page body) were read: they apply only to the block as read.
     const carriesStored =

@@ -7,15 +7,12 @@ import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/
 import { retryWhileStale, StaleWrite } from "../../lib/stale";
 import type { DatabaseView, TimelineScale, ViewType } from "../../schemas/views";
 import { visibleTo } from "../blocks/visibility";
-import type { DatabaseSchema, PropertyDefinition } from "../databases/property-types";
+import { DATE_LIKE_TYPES, type DatabaseSchema, type PropertyDefinition } from "../databases/property-types";
 import { canonicalFilters, canonicalSorts, type RowFilter, type RowSort } from "../databases/row-query";
 import { resolvePropertyKey } from "../databases/row-values";
 import { loadDatabaseSchema, schemaUnchanged } from "../databases/schema-records";
 
 export type { DatabaseView };
-
-/** Types a calendar or timeline can be laid out by. */
-const DATE_LIKE_TYPES = new Set(["date", "created_time", "last_edited_time"]);
 
 interface ViewRecord extends Omit<DatabaseView, "filters" | "sorts" | "visible_properties"> {
   filters: string;

@@ -16,6 +16,9 @@ export const COMPUTED_PROPERTY_TYPES: ReadonlySet<PropertyType> = new Set([
   "last_edited_by",
 ]);
 
+/** Types a calendar or timeline can be laid out by. */
+export const DATE_LIKE_TYPES: ReadonlySet<PropertyType> = new Set(["date", "created_time", "last_edited_time"]);
+
 /** Types whose values must be one of the property's options. */
 export const SELECT_LIKE_TYPES: ReadonlySet<PropertyType> = new Set(["select", "multi_select", "status"]);
 

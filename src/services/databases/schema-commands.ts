@@ -6,6 +6,7 @@ import { retryWhileStale, StaleWrite } from "../../lib/stale";
 import { propertyPathSql } from "./property-path";
 import {
   COMPUTED_PROPERTY_TYPES,
+  DATE_LIKE_TYPES,
   type DatabaseSchema,
   newOptionId,
   newPropertyId,
@@ -14,7 +15,7 @@ import {
   SELECT_LIKE_TYPES,
   type SelectOption,
 } from "./property-types";
-import { loadDatabaseSchema, nameKey } from "./schema-records";
+import { loadDatabaseSchema, nameKey, schemaUnchanged } from "./schema-records";
 
 // Schema changes are validated against the schema as read, then written in one
 // atomic batch whose every statement holds only while the database's schema
@@ -23,8 +24,6 @@ import { loadDatabaseSchema, nameKey } from "./schema-records";
 // against the new schema (retryWhileStale). So concurrent changes never undo each
 // other, names stay unique, and rows are rewritten in the same batch as the
 // schema change that affects them: rows never hold values the schema no longer explains.
-
-const DATE_LIKE_TYPES: ReadonlySet<PropertyType> = new Set(["date", "created_time", "last_edited_time"]);
 
 function findProperty(schema: DatabaseSchema, propertyId: string): PropertyDefinition {
   const property = schema.properties.find((candidate) => candidate.id === propertyId);
@@ -38,10 +37,6 @@ function assertNameFree(schema: DatabaseSchema, name: string, except?: string): 
   );
   if (taken) throw conflict("A property with this name already exists", { name, property_id: taken.id });
 }
-
-/** Holds while the database's schema is still the version the change was validated against. */
-const schemaStill = (schema: DatabaseSchema): SQL =>
-  sql`(SELECT sv.schema_version FROM blocks sv WHERE sv.id = ${schema.databaseId}) = ${schema.version}`;
 
 /** Writes an older database's inline schema out as records, so later changes have records to change. */
 function materializeLegacy(schema: DatabaseSchema, timestamp: string, when: SQL): SQL[] {
@@ -75,7 +70,7 @@ interface SchemaChange {
  */
 async function commitSchemaChange(ctx: UserContext, schema: DatabaseSchema, change: SchemaChange): Promise<void> {
   const timestamp = ctx.now().toISOString();
-  const when = change.requires ? sql`${schemaStill(schema)} AND ${change.requires}` : schemaStill(schema);
+  const when = change.requires ? sql`${schemaUnchanged(schema)} AND ${change.requires}` : schemaUnchanged(schema);
   const results = await batchAll<unknown[]>(ctx.db, [
     ...materializeLegacy(schema, timestamp, when),
     ...change.statements(timestamp, when),
@@ -145,20 +140,32 @@ const laidOutBy = (databaseId: string, propertyId: string): SQL =>
   sql`EXISTS (SELECT 1 FROM database_views lv WHERE lv.database_id = ${databaseId}
     AND (lv.date_property = ${propertyId} OR lv.start_date_property = ${propertyId}))`;
 
-async function assertNoLayoutUse(
+/**
+ * Runs a change that requires no saved view to be laid out by `property`;
+ * when its batch wrote nothing, tells a layout use (a 409 naming the views)
+ * from a lost race (StaleWrite, retried). The views are read only then.
+ */
+async function unlessLaidOut(
   ctx: UserContext,
   schema: DatabaseSchema,
   property: PropertyDefinition,
   doing: string,
-) {
-  const views = await ctx.db.all<{ id: string; name: string }>(sql`
-    SELECT v.id, v.name FROM database_views v WHERE v.database_id = ${schema.databaseId}
-      AND (v.date_property = ${property.id} OR v.start_date_property = ${property.id})`);
-  if (views.length > 0) {
-    throw conflict(`Saved views lay themselves out by '${property.name}': change those views before ${doing} it`, {
-      property_id: property.id,
-      views: views.map((view) => ({ id: view.id, name: view.name })),
-    });
+  commit: () => Promise<void>,
+): Promise<void> {
+  try {
+    await commit();
+  } catch (error) {
+    if (!(error instanceof StaleWrite)) throw error;
+    const views = await ctx.db.all<{ id: string; name: string }>(sql`
+      SELECT v.id, v.name FROM database_views v WHERE v.database_id = ${schema.databaseId}
+        AND (v.date_property = ${property.id} OR v.start_date_property = ${property.id})`);
+    if (views.length > 0) {
+      throw conflict(`Saved views lay themselves out by '${property.name}': change those views before ${doing} it`, {
+        property_id: property.id,
+        views: views.map((view) => ({ id: view.id, name: view.name })),
+      });
+    }
+    throw error;
   }
 }
 
@@ -218,8 +225,10 @@ export function updateProperty(
 ): Promise<PropertyDefinition> {
   return changeSchema(ctx, databaseId, async (schema) => {
     const property = findProperty(schema, propertyId);
-    if (input.name !== undefined) assertNameFree(schema, input.name, propertyId);
+    const renamed = input.name !== undefined && input.name !== property.name;
     const retyped = input.type !== undefined && input.type !== property.type;
+    if (!renamed && !retyped) return property;
+    if (renamed && input.name !== undefined) assertNameFree(schema, input.name, propertyId);
     if (retyped && input.type !== undefined) {
       if (property.type === "title" || input.type === "title") {
         throw badRequest("The title property cannot be retyped, and no other property can become the title", {
@@ -229,9 +238,6 @@ export function updateProperty(
       if (COMPUTED_PROPERTY_TYPES.has(input.type) !== COMPUTED_PROPERTY_TYPES.has(property.type)) {
         throw badRequest("Computed properties cannot be retyped to stored ones or back", { property_id: propertyId });
       }
-      if (DATE_LIKE_TYPES.has(property.type) && !DATE_LIKE_TYPES.has(input.type)) {
-        await assertNoLayoutUse(ctx, schema, property, "retyping");
-      }
     }
     const updated: PropertyDefinition = {
       ...property,
@@ -239,15 +245,21 @@ export function updateProperty(
       type: input.type ?? property.type,
       options: SELECT_LIKE_TYPES.has(input.type ?? property.type) ? property.options : [],
     };
-    await commitSchemaChange(ctx, schema, {
-      requires: retyped ? sql`NOT ${laidOutBy(databaseId, propertyId)}` : undefined,
-      statements: (timestamp, when) => [
-        sql`UPDATE database_properties SET name = ${updated.name}, name_key = ${nameKey(updated.name)},
-            type = ${updated.type}, options = ${JSON.stringify(updated.options)}, updated_at = ${timestamp}
-          WHERE id = ${propertyId} AND database_id = ${databaseId} AND ${when}`,
-        ...(retyped ? [removeFiltersFromViews(databaseId, propertyId, timestamp, when)] : []),
-      ],
-    });
+    // A calendar or timeline laid out by a date stops being one if the date stops being a date.
+    const losesDate = retyped && DATE_LIKE_TYPES.has(property.type) && !DATE_LIKE_TYPES.has(updated.type);
+    const commit = () =>
+      commitSchemaChange(ctx, schema, {
+        requires: losesDate ? sql`NOT ${laidOutBy(databaseId, propertyId)}` : undefined,
+        statements: (timestamp, when) => [
+          // The key is written only with a new name: a key the migration gave an older collision stays.
+          sql`UPDATE database_properties SET name = ${updated.name},
+              ${renamed ? sql`name_key = ${nameKey(updated.name)},` : sql``}
+              type = ${updated.type}, options = ${JSON.stringify(updated.options)}, updated_at = ${timestamp}
+            WHERE id = ${propertyId} AND database_id = ${databaseId} AND ${when}`,
+          ...(retyped ? [removeFiltersFromViews(databaseId, propertyId, timestamp, when)] : []),
+        ],
+      });
+    await (losesDate ? unlessLaidOut(ctx, schema, property, "retyping", commit) : commit());
     return updated;
   });
 }
@@ -263,17 +275,18 @@ export function removeProperty(ctx: UserContext, databaseId: string, propertyId:
     if (property.type === "title") {
       throw badRequest("The title property cannot be removed", { property_id: propertyId });
     }
-    await assertNoLayoutUse(ctx, schema, property, "removing");
     const path = propertyPathSql(propertyId);
-    await commitSchemaChange(ctx, schema, {
-      requires: sql`NOT ${laidOutBy(databaseId, propertyId)}`,
-      statements: (timestamp, when) => [
-        sql`DELETE FROM database_properties WHERE id = ${propertyId} AND database_id = ${databaseId} AND ${when}`,
-        sql`UPDATE blocks SET properties = json_remove(properties, ${path})
-          WHERE database_id = ${databaseId} AND json_type(properties, ${path}) IS NOT NULL AND ${when}`,
-        removeFromViews(databaseId, propertyId, timestamp, when),
-      ],
-    });
+    await unlessLaidOut(ctx, schema, property, "removing", () =>
+      commitSchemaChange(ctx, schema, {
+        requires: sql`NOT ${laidOutBy(databaseId, propertyId)}`,
+        statements: (timestamp, when) => [
+          sql`DELETE FROM database_properties WHERE id = ${propertyId} AND database_id = ${databaseId} AND ${when}`,
+          sql`UPDATE blocks SET properties = json_remove(properties, ${path})
+            WHERE database_id = ${databaseId} AND json_type(properties, ${path}) IS NOT NULL AND ${when}`,
+          removeFromViews(databaseId, propertyId, timestamp, when),
+        ],
+      }),
+    );
   });
 }
 
@@ -377,7 +390,11 @@ export function updateOption(
     }
     const updated: SelectOption = { ...option, name: input.name ?? option.name, color: input.color ?? option.color };
     const renamed = updated.name !== option.name;
-    const byOldName = sql`f.value ->> '$.property' = ${property.id} AND f.value ->> '$.value' = ${option.name}`;
+    if (!renamed && updated.color === option.color) return option;
+    // A filter may name the option as a string or as {name}; {id} needs no change.
+    const onProperty = sql`f.value ->> '$.property' = ${property.id}`;
+    const asString = sql`${onProperty} AND f.value ->> '$.value' = ${option.name}`;
+    const asObject = sql`${onProperty} AND f.value ->> '$.value.name' = ${option.name}`;
     await commitSchemaChange(ctx, schema, {
       statements: (timestamp, when) => [
         saveOptions(
@@ -390,11 +407,14 @@ export function updateOption(
         rewriteOptionValues(schema, property, optionId, updated, when),
         ...(renamed
           ? [
-              sql`UPDATE database_views SET filters = (SELECT json_group_array(CASE WHEN ${byOldName}
-                    THEN json_set(f.value, '$.value', ${updated.name}) ELSE json(f.value) END ORDER BY f.key)
+              sql`UPDATE database_views SET filters = (SELECT json_group_array(CASE
+                    WHEN ${asString} THEN json_set(f.value, '$.value', ${updated.name})
+                    WHEN ${asObject} THEN json_set(f.value, '$.value.name', ${updated.name})
+                    ELSE json(f.value) END ORDER BY f.key)
                   FROM json_each(filters) f),
                   version = version + 1, updated_at = ${timestamp}
-                WHERE database_id = ${databaseId} AND ${when} AND ${filtersHave("filters", byOldName)}`,
+                WHERE database_id = ${databaseId} AND ${when}
+                  AND ${filtersHave("filters", sql`(${asString}) OR (${asObject})`)}`,
             ]
           : []),
       ],

@@ -42,7 +42,8 @@ export const nameKey = (name: string): string => name.toLowerCase();
  * write's own statement, so a write never lands against a schema that changed.
  */
 export const schemaUnchanged = (schema: DatabaseSchema): SQL =>
-  sql`EXISTS (SELECT 1 FROM blocks sv WHERE sv.id = ${schema.databaseId} AND sv.schema_version = ${schema.version})`;
+  sql`EXISTS (SELECT 1 FROM blocks sv WHERE sv.id = ${schema.databaseId} AND sv.type = 'database'
+    AND sv.schema_version = ${schema.version})`;
 
 /**
  * Inserts for the default columns of a database, to run in the batch that just
