@@ -77,6 +77,12 @@ export const exportOne: Handler<"exportOne"> = async (c) => {
     "Content-Type": file.contentType,
     "Content-Disposition": contentDisposition(file.filename),
     ...(file.contentType.startsWith("text/html") ? { "Content-Security-Policy": EXPORT_HTML_CSP } : {}),
+    ...(file.rows
+      ? {
+          "X-Export-Row-Count": String(file.rows.exported),
+          ...(file.rows.truncated ? { "X-Export-Truncated": "true" } : {}),
+        }
+      : {}),
   });
 };
 
@@ -87,8 +93,8 @@ export const exportBatch: Handler<"exportBatch"> = async (c) => {
     .map((id) => id.trim())
     .filter(Boolean);
   const zip = await buildZip(c.var.ctx, ids, query.format);
-  return c.body(zip as Uint8Array<ArrayBuffer>, 200, {
+  return c.body(zip, 200, {
     "Content-Type": "application/zip",
-    "Content-Disposition": contentDisposition(`pages-export-${new Date().toISOString().slice(0, 10)}.zip`),
+    "Content-Disposition": contentDisposition(`pages-export-${c.var.ctx.now().toISOString().slice(0, 10)}.zip`),
   });
 };

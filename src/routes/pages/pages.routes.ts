@@ -21,6 +21,16 @@ const fileResponse = (description: string) => ({
   description,
   headers: {
     "Content-Disposition": { schema: { type: "string" as const }, description: "attachment; filename=..." },
+    "X-Export-Row-Count": {
+      schema: { type: "integer" as const },
+      description: "Database exports: the rows in the file (the database's active rows when the export began)",
+    },
+    "X-Export-Truncated": {
+      schema: { type: "string" as const, enum: ["true"] },
+      description:
+        "Database exports: present when the database has more than 1,000,000 rows and the file holds the first million",
+    },
+    "Content-Security-Policy": { schema: { type: "string" as const }, description: "HTML exports: runs nothing" },
   },
   content: {
     "text/markdown": { schema: { type: "string" as const } },

@@ -30,24 +30,22 @@ function readable(property: PropertyDefinition, value: unknown): string {
   }
 }
 
-/**
- * A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, or a tab or
- * carriage return before one) is prefixed with `'`, so it opens as the text it
- * is (OWASP's CSV-injection advice). Numbers are numbers and stay as they are.
- */
-const FORMULA_START = /^[=+\-@\t\r]/;
-export const neutralizeFormula = (cell: string): string => (FORMULA_START.test(cell) ? `'${cell}` : cell);
+/** A number cell stays a number (PapaParse never escapes numbers); everything else is text. */
+const cell = (property: PropertyDefinition, value: unknown): string | number =>
+  property.type === "number" && typeof value === "number" ? value : readable(property, value);
 
-function cell(property: PropertyDefinition, value: unknown): string {
-  const text = readable(property, value);
-  return property.type === "number" && typeof value === "number" ? text : neutralizeFormula(text);
-}
-
-const CSV_OPTIONS = { newline: "\r\n", quotes: false } as const;
+const CSV_OPTIONS = {
+  newline: "\r\n",
+  quotes: false,
+  // A text cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a
+  // carriage return) is prefixed with `'` and quoted, so it opens as the text it is (OWASP's advice).
+  // PapaParse's own pattern ends in `.*$`, which misses a formula followed by a line break: hence this one.
+  escapeFormulae: /^[=+\-@\t\r]/,
+} as const;
 
 /** The header line of a database's CSV: one column per schema property in schema order, by display name. */
 export const csvHeader = (schema: DatabaseSchema): string =>
-  Papa.unparse([schema.properties.map((property) => neutralizeFormula(property.name))], CSV_OPTIONS);
+  Papa.unparse([schema.properties.map((property) => property.name)], CSV_OPTIONS);
 
 /**
  * RFC 4180 lines of rows (CRLF between them, none after the last): the cells

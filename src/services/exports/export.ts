@@ -1,4 +1,4 @@
-import { zipSync } from "fflate";
+import { Zip, ZipDeflate } from "fflate";
 import type { UserContext } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
 import type { BlockTree } from "../../schemas/blocks";
@@ -8,7 +8,8 @@ import { contentToHtml } from "../content/html";
 import { contentToMarkdown } from "../content/markdown";
 import { contentToPdf } from "../content/pdf";
 import type { DatabaseSchema } from "../databases/property-types";
-import { allRows } from "../databases/row-query";
+import { allRows, countRows } from "../databases/row-query";
+import type { Row } from "../databases/rows";
 import { loadDatabaseSchema } from "../databases/schema-records";
 import { pageTitle } from "../pages/pages";
 import { csvHeader, csvLines } from "./csv";
@@ -19,9 +20,24 @@ export type ExportFormat = "markdown" | "html" | "json" | "pdf" | "csv";
 export interface ExportedFile {
   filename: string;
   contentType: string;
-  /** Page exports are built whole; database exports stream, however many rows there are. */
+  /** Page exports are built whole; database exports stream their rows as they are read. */
   body: Uint8Array | ReadableStream<Uint8Array>;
+  /** Database exports: how many rows the file holds, and whether EXPORT_MAX_ROWS cut it short. */
+  rows?: { exported: number; truncated: boolean };
 }
+
+/**
+ * Rows one database export carries at most, unless the EXPORT_MAX_ROWS var
+ * says otherwise. D1 answers at most 1,000 queries per Worker invocation (50
+ * on the free plan) and an export reads 2,000 rows a query: a million stays
+ * well inside the paid limit. A cut export says so in its headers.
+ */
+export const DEFAULT_EXPORT_MAX_ROWS = 1_000_000;
+
+const exportMaxRows = (env: Env): number => {
+  const configured = Number(env.EXPORT_MAX_ROWS);
+  return Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_EXPORT_MAX_ROWS;
+};
 
 const FILE_TYPES: Record<ExportFormat, { extension: string; contentType: string }> = {
   markdown: { extension: "md", contentType: "text/markdown; charset=utf-8" },
@@ -46,14 +62,31 @@ const slug = (title: string) =>
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
-/** A byte stream of the text an async generator yields, read as the client reads. */
-function streamOf(parts: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+/**
+ * A byte stream of what a generator yields, read as the client reads. A failure
+ * after the response has begun cannot change its status: it is logged with the
+ * request id and ends the stream in error, so the client sees a broken transfer
+ * rather than a file that looks complete.
+ */
+function streamOf(ctx: UserContext, parts: AsyncGenerator<string | Uint8Array>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const { value, done } = await parts.next();
-      if (done) controller.close();
-      else controller.enqueue(encoder.encode(value));
+      try {
+        const { value, done } = await parts.next();
+        if (done) controller.close();
+        else controller.enqueue(typeof value === "string" ? encoder.encode(value) : value);
+      } catch (error) {
+        console.error(
+          JSON.stringify({
+            level: "error",
+            request_id: ctx.requestId,
+            message: "export stream failed",
+            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+          }),
+        );
+        controller.error(error);
+      }
     },
     async cancel() {
       await parts.return(undefined);
@@ -61,18 +94,33 @@ function streamOf(parts: AsyncGenerator<string>): ReadableStream<Uint8Array> {
   });
 }
 
+/**
+ * The rows of a database export, the first chunk already read: a failure to
+ * read at all is an error response, not a broken stream.
+ */
+async function exportRows(ctx: UserContext, schema: DatabaseSchema, max: number) {
+  const rows = allRows(ctx, schema, max);
+  const first = await rows.next();
+  async function* chunks(): AsyncGenerator<Row[]> {
+    if (first.done) return;
+    yield first.value;
+    yield* rows;
+  }
+  return chunks();
+}
+
 /** RFC 4180 CSV: the header, then each row on its own CRLF-separated line. */
-async function* databaseCsv(ctx: UserContext, schema: DatabaseSchema): AsyncGenerator<string> {
+async function* databaseCsv(schema: DatabaseSchema, rows: AsyncGenerator<Row[]>): AsyncGenerator<string> {
   yield csvHeader(schema);
-  for await (const rows of allRows(ctx, schema)) yield `\r\n${csvLines(schema, rows)}`;
+  for await (const chunk of rows) yield `\r\n${csvLines(schema, chunk)}`;
 }
 
 /** `{database, schema, rows}`, with the rows written as they are read. */
-async function* databaseJson(ctx: UserContext, tree: BlockTree, schema: DatabaseSchema): AsyncGenerator<string> {
+async function* databaseJson(tree: BlockTree, schema: DatabaseSchema, rows: AsyncGenerator<Row[]>) {
   yield `{\n  "database": ${JSON.stringify(tree)},\n  "schema": ${JSON.stringify(schema.properties)},\n  "rows": [`;
   let first = true;
-  for await (const rows of allRows(ctx, schema)) {
-    for (const row of rows) {
+  for await (const chunk of rows) {
+    for (const row of chunk) {
       yield `${first ? "\n    " : ",\n    "}${JSON.stringify(row)}`;
       first = false;
     }
@@ -99,8 +147,17 @@ export async function exportPage(ctx: UserContext, id: string, requested?: Expor
 
   if (isDatabase) {
     const schema = await loadDatabaseSchema(ctx, id);
-    const parts = format === "csv" ? databaseCsv(ctx, schema) : databaseJson(ctx, tree, schema);
-    return { filename, contentType, body: streamOf(parts) };
+    const max = exportMaxRows(ctx.env);
+    const total = await countRows(ctx, schema, max + 1);
+    const rows = await exportRows(ctx, schema, max);
+    const parts = format === "csv" ? databaseCsv(schema, rows) : databaseJson(tree, schema, rows);
+    const truncated = total > max;
+    return {
+      filename,
+      contentType,
+      body: streamOf(ctx, parts),
+      rows: { exported: truncated ? max : total, truncated },
+    };
   }
 
   if (format === "json") return { filename, contentType, body: encode(JSON.stringify(tree, null, 2)) };
@@ -117,21 +174,60 @@ export async function exportPage(ctx: UserContext, id: string, requested?: Expor
 
 export const BATCH_EXPORT_MAX_PAGES = 50;
 
-/** Several exports in one zip; file names made unique. Any missing page fails the whole batch. */
-export async function exportBatch(ctx: UserContext, ids: string[], format?: ExportFormat): Promise<Uint8Array> {
+/**
+ * Several exports in one zip, file names made unique. Every page is found and
+ * its export begun before the first byte is sent (any missing page fails the
+ * whole batch with a 404); then the zip streams, each database's rows as they
+ * are read, so a batch holds what single exports hold without buffering it.
+ */
+export async function exportBatch(
+  ctx: UserContext,
+  ids: string[],
+  format?: ExportFormat,
+): Promise<ReadableStream<Uint8Array>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0 || unique.length > BATCH_EXPORT_MAX_PAGES) {
     throw badRequest(`Give between 1 and ${BATCH_EXPORT_MAX_PAGES} page ids`, { count: unique.length });
   }
-  const files: Record<string, Uint8Array> = {};
+  const files: { name: string; body: ExportedFile["body"] }[] = [];
+  const names = new Set<string>();
   for (const id of unique) {
     const file = await exportPage(ctx, id, format);
     let name = file.filename;
-    for (let n = 2; name in files; n++) name = file.filename.replace(/(\.\w+)$/, `-${n}$1`);
-    files[name] =
-      file.body instanceof Uint8Array ? file.body : new Uint8Array(await new Response(file.body).arrayBuffer());
+    for (let n = 2; names.has(name); n++) name = file.filename.replace(/(\.\w+)$/, `-${n}$1`);
+    names.add(name);
+    files.push({ name, body: file.body });
   }
-  return zipSync(files);
+  return streamOf(ctx, zipped(files));
+}
+
+/** A zip of `files`, yielded as fflate produces it while each file is read. */
+async function* zipped(files: { name: string; body: ExportedFile["body"] }[]): AsyncGenerator<Uint8Array> {
+  const ready: Uint8Array[] = [];
+  let failure: Error | null = null;
+  const zip = new Zip((error, chunk) => {
+    if (error) failure = error;
+    else ready.push(chunk);
+  });
+  function* drain() {
+    if (failure) throw failure;
+    yield* ready.splice(0);
+  }
+  for (const file of files) {
+    const entry = new ZipDeflate(file.name, { level: 6 });
+    zip.add(entry);
+    if (file.body instanceof Uint8Array) entry.push(file.body, true);
+    else {
+      for await (const chunk of file.body) {
+        entry.push(chunk);
+        yield* drain();
+      }
+      entry.push(new Uint8Array(0), true);
+    }
+    yield* drain();
+  }
+  zip.end();
+  yield* drain();
 }
 
 export const contentDisposition = (filename: string) =>
