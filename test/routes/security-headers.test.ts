@@ -72,6 +72,7 @@ describe("CSV exports neutralise cells a spreadsheet would run as formulas", () 
       { title: "=1+2", [formula]: "+cmd|' /C calc'!A0", Amount: -5, "@Notes": "-2+3" },
       { title: "@SUM(A1:A2)", [formula]: "\t=tab", Amount: 12.5, "@Notes": "\r=cr" },
       { title: "plain", [formula]: "a=b", Amount: 0, "@Notes": "no formula - here" },
+      { title: "=1+2\nsecond line", [formula]: "-", Amount: 1, "@Notes": "@" },
     ];
     for (const row of rows) await createRow(user, database.id, row);
 
@@ -94,6 +95,7 @@ describe("CSV exports neutralise cells a spreadsheet would run as formulas", () 
       { title: "'=1+2", formula: "'+cmd|' /C calc'!A0", amount: "-5", notes: "'-2+3" },
       { title: "'@SUM(A1:A2)", formula: "'\t=tab", amount: "12.5", notes: "'\r=cr" },
       { title: "plain", formula: "a=b", amount: "0", notes: "no formula - here" },
+      { title: "'=1+2\nsecond line", formula: "'-", amount: "1", notes: "'@" },
     ]);
     expectNoSniff(res, "csv export");
   });
