@@ -3,7 +3,7 @@ import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { serverTimingValue } from "./db/round-trips";
 import { type AppEnv, createContext } from "./lib/context";
-import { ApiError, type ErrorBody, type ErrorCode } from "./lib/errors";
+import { ApiError, ERROR_CODES, type ErrorBody, type ErrorCode } from "./lib/errors";
 import { findAllowedMethods } from "./lib/method-not-allowed";
 import { OutboundError } from "./lib/outbound";
 import { PAGINATION_HEADER_NAMES } from "./lib/pagination";
@@ -18,17 +18,16 @@ import { systemRouter } from "./routes/system/system.index";
 /** A caller's X-Request-Id is echoed when it looks like an id; anything else is replaced. */
 const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
-/** Codes for Hono's own refusals (malformed JSON, a wrong Content-Type, ...). */
+/** The code for a status of Hono's own refusals (malformed JSON, a wrong Content-Type, ...). */
 function codeForHonoStatus(status: number, message: string): ErrorCode {
-  if (status === 413) return "payload_too_large";
-  if (status === 415) return "unsupported_media_type";
-  if (status === 401) return "unauthorized";
-  if (status === 404) return "not_found";
-  return /json/i.test(message) ? "malformed_json" : "validation_failed";
+  if (status === 400) return /json/i.test(message) ? "malformed_json" : "validation_failed";
+  const code = (Object.keys(ERROR_CODES) as ErrorCode[]).find((candidate) => ERROR_CODES[candidate].status === status);
+  return code ?? "validation_failed";
 }
 
 export function createApp() {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  // Not strict: `/api/v1/blocks/` is `/api/v1/blocks`, as clients that join paths expect.
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
 
   // The request context (actor, metered D1, bindings, clock, request id) and the
   // headers every response carries. Access is not decided here: each route

@@ -49,11 +49,6 @@ export interface AppEnv {
   };
 }
 
-/** The Hono environment that the `user` and `session` access kinds give their handlers. */
-export interface AuthenticatedEnv {
-  Variables: { ctx: UserContext };
-}
-
 export interface ContextInput {
   env: Env;
   actor?: Actor | null;

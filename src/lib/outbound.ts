@@ -44,7 +44,11 @@ export class OutboundError extends Error {
 }
 
 export interface OutboundOptions extends Omit<RequestInit, "signal"> {
-  /** Abandon the call after this long (default 15 s). */
+  /**
+   * Abandon the call after this long (default 15 s). It covers the whole call,
+   * reading the body included: a caller that streams a long answer (AI) gives
+   * a timeout that long.
+   */
   timeoutMs?: number;
   /**
    * Which statuses count as an answer; others fail with `status` (the body is

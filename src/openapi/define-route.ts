@@ -17,6 +17,7 @@ export const errorResponse = (description: string) => ({
 /** Error responses a route can declare besides the ones its access kind and shape already give it. */
 export const ERROR_RESPONSES = {
   403: errorResponse("Refused: the caller may see this but not do this (`code` forbidden)"),
+  404: errorResponse("Something the request names is not found, or not visible to the caller (`code` not_found)"),
   409: errorResponse("Conflicts with the current state: a taken id or name, or a concurrent change (`code` conflict)"),
 } as const;
 
@@ -79,7 +80,10 @@ function standardErrors(spec: RouteSpec) {
       ? { 404: errorResponse("Not found, or not visible to the caller (`code` not_found)") }
       : {}),
     ...(hasBody(spec)
-      ? { 413: errorResponse(`Body larger than ${spec.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES} bytes`) }
+      ? {
+          413: errorResponse(`Body larger than ${spec.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES} bytes`),
+          415: errorResponse("The body's Content-Type is not one this operation reads (`code` unsupported_media_type)"),
+        }
       : {}),
     ...(spec.rateLimit
       ? { 429: { ...errorResponse("Too many requests (`code` rate_limited)"), headers: RETRY_AFTER_HEADER } }
@@ -124,6 +128,10 @@ function rateLimited(limit: RateLimitSpec): MiddlewareHandler<AppEnv> {
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
   const { access, bodyLimit: limit, rateLimit, ...config } = spec;
+  if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
+    // Every anonymous caller would share one counter.
+    throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
+  }
   const middleware: MiddlewareHandler[] = [ACCESS_MIDDLEWARE[access] as MiddlewareHandler];
   if (rateLimit) middleware.push(rateLimited(rateLimit) as MiddlewareHandler);
   if (hasBody(spec)) {

@@ -179,6 +179,20 @@ describe("access kinds, enforced by the route's own declaration", () => {
     expect(Object.keys(limited.responses)).toContain("429");
   });
 
+  it("refuses to define an open route limited per user (every anonymous caller would share one counter)", () => {
+    expect(() =>
+      defineRoute({
+        method: "get",
+        path: "/test-only/misdeclared",
+        access: "open",
+        summary: "Misdeclared",
+        description: "Never defined",
+        rateLimit: { binding: "OPEN_ROUTE_LIMITER", per: "user", retryAfterSeconds: 60 },
+        responses: { 200: reply("Never") },
+      }),
+    ).toThrow(/per-user rate limit needs an authenticated route/);
+  });
+
   it("declares each kind in the contract: session needs bearerAuth, signed and open declare none", () => {
     expect(sessionOnly.security).toEqual([{ bearerAuth: [] }]);
     expect(signed.security).toEqual([]);

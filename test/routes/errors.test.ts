@@ -62,3 +62,23 @@ describe("error envelope", () => {
     expect(res.body).toEqual({ error: "Invalid API key", code: "unauthorized" });
   });
 });
+
+describe("paths and refusals at the edges", () => {
+  it("a trailing slash names the same route", async () => {
+    const user = await createUser();
+    const res = await api("/api/v1/blocks/", { auth: user });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("X-Pagination-Limit")).toBe("50");
+  });
+
+  it("a body of a type a JSON route does not read is a 415 unsupported_media_type", async () => {
+    const res = await api("/api/v1/blocks", {
+      method: "POST",
+      auth: await createUser(),
+      body: "type=page",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body).toMatchObject({ code: "unsupported_media_type" });
+  });
+});

@@ -48,7 +48,12 @@ const createSpec = {
   description:
     "Creates an editor block, page, database or row owned by the caller. `parent_id` and `database_id` must name visible blocks (404 otherwise). A `database` gets its default schema (title, created_time, created_by, last_edited_time, last_edited_by) in the same write; a `database_row` has its properties validated against its database's schema (aliases translated to `prop_` ids, options matched exactly); a page-like block's `content` must be canonical editor items. An id already taken is a 409; the internal type `provider_audit_log` is a 403.",
   request: { body: jsonBody(CreateBlockBody) },
-  responses: { 201: oneBlock("The created block"), 403: ERROR_RESPONSES[403], 409: ERROR_RESPONSES[409] },
+  responses: {
+    201: oneBlock("The created block"),
+    403: ERROR_RESPONSES[403],
+    404: ERROR_RESPONSES[404],
+    409: ERROR_RESPONSES[409],
+  },
 };
 
 export const create = defineRoute(createSpec);
@@ -85,7 +90,7 @@ export const update = defineRoute({
   description:
     "Changes a visible block in any state. `properties` merge as an RFC 7396 merge patch (null removes a key; a row's values are each replaced whole and validated against its database's schema); `content` replaces. Changing `type` or `database_id` so that the block becomes a row validates all its values against the new schema. Server-controlled fields in the body are ignored.",
   request: { params: BlockIdParams, body: jsonBody(UpdateBlockBody) },
-  responses: { 200: oneBlock("The updated block"), 403: ERROR_RESPONSES[403] },
+  responses: { 200: oneBlock("The updated block"), 403: ERROR_RESPONSES[403], 409: ERROR_RESPONSES[409] },
 });
 
 export const remove = defineRoute({
@@ -159,7 +164,7 @@ export const convert = defineRoute({
   description:
     "Changes a block's type, merging `properties` as PATCH does. A block turned into a page, database or row keeps its text as canonical content; turned into a row, all its values are validated against the database's schema; turned into a database, it gets its default schema.",
   request: { params: BlockIdParams, body: jsonBody(ConvertBlockBody) },
-  responses: { 200: oneBlock("The converted block"), 403: ERROR_RESPONSES[403] },
+  responses: { 200: oneBlock("The converted block"), 403: ERROR_RESPONSES[403], 409: ERROR_RESPONSES[409] },
 });
 
 export const archive = defineRoute({

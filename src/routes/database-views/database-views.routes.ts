@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { paginationHeaders } from "../../lib/pagination";
-import { defineRoute } from "../../openapi/define-route";
+import { defineRoute, ERROR_RESPONSES } from "../../openapi/define-route";
 import { jsonBody, jsonContent, SuccessSchema } from "../../openapi/responses";
 import { DatabaseViewSchema } from "../../schemas/views";
 import { CreateViewBody, DatabaseParams, ListViewsQuery, UpdateViewBody, ViewParams } from "./database-views.schemas";
@@ -30,7 +30,7 @@ export const create = defineRoute({
   description:
     "Saves a view. `view_type` is one of table, board, gallery, list, feed, calendar, timeline (Gantt), chart, dashboard, map, form; anything else is a 400. Calendar views need `date_property`; timeline views need `start_date_property` and may have `end_date_property` and `timeline_scale` (day, week, month; default week). Property references (ids or display names) are stored as ids; filters and sorts are checked as row queries check them.",
   request: { params: DatabaseParams, body: jsonBody(CreateViewBody) },
-  responses: { 201: jsonContent(DatabaseViewSchema, "The new view") },
+  responses: { 201: jsonContent(DatabaseViewSchema, "The new view"), 409: ERROR_RESPONSES[409] },
 });
 
 export const get = defineRoute({
@@ -55,7 +55,7 @@ export const update = defineRoute({
   description:
     "Changes a view's settings; the result is validated as a whole (as at creation), against the view and the database's schema as they are when the change lands, so concurrent changes compose and never combine into settings a single change would refuse. Layout fields of the old type are dropped when the type changes unless given again.",
   request: { params: ViewParams, body: jsonBody(UpdateViewBody) },
-  responses: { 200: jsonContent(DatabaseViewSchema, "The view") },
+  responses: { 200: jsonContent(DatabaseViewSchema, "The view"), 409: ERROR_RESPONSES[409] },
 });
 
 export const remove = defineRoute({

@@ -66,7 +66,7 @@ export const removeProperty = defineRoute({
   description:
     "Removes a property, its values from every row, and its filters, sorts and visible-column entries from every saved view, in one atomic write. A property a calendar or timeline view is laid out by is a 409 naming those views; the title property cannot be removed.",
   request: { params: PropertyParams },
-  responses: { 200: jsonContent(SuccessSchema, "Removed") },
+  responses: { 200: jsonContent(SuccessSchema, "Removed"), 409: ERROR_RESPONSES[409] },
 });
 
 export const addOption = defineRoute({
@@ -105,7 +105,7 @@ export const removeOption = defineRoute({
   description:
     "Removes an option; rows holding it lose that value and saved-view filters on it are dropped, in the same atomic write.",
   request: { params: OptionParams },
-  responses: { 200: jsonContent(SuccessSchema, "Removed") },
+  responses: { 200: jsonContent(SuccessSchema, "Removed"), 409: ERROR_RESPONSES[409] },
 });
 
 export const queryRows = defineRoute({

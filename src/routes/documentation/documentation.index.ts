@@ -39,7 +39,7 @@ export function registerDocumentation(app: OpenAPIHono<AppEnv>): void {
       title: "Workspace API",
       version: "1.0.0",
       description:
-        "Pages, databases and editor blocks as one block resource. Authenticate every /api/v1 request with `Authorization: Bearer <API key or session token>`. Errors are `{error, details?}`.",
+        "Pages, databases and editor blocks as one block resource. Each operation declares its access in `security`: most take `Authorization: Bearer <API key or session token>`; open ones declare none. Errors are `{error, code, details?}` with a stable `code` (see the Error schema); every response carries `X-Request-Id`. Listings page with `limit` (default 50, at most 100) and `offset`, and send X-Total-Count, X-Pagination-Limit, X-Pagination-Offset and X-Has-More.",
     },
     servers: [{ url: new URL(c.req.url).origin }],
   }));

@@ -72,6 +72,7 @@ const createSpec = {
   responses: {
     201: jsonContent(PageSchema, "The created page"),
     403: ERROR_RESPONSES[403],
+    404: ERROR_RESPONSES[404],
     409: ERROR_RESPONSES[409],
   },
 };
@@ -110,7 +111,7 @@ export const update = defineRoute({
   description:
     "`properties` are deep-merged into the stored ones (RFC 7396; a row's values are each replaced whole and validated against its schema); `content` or `content_markdown` replaces the body. Concurrent writers of different keys never lose each other's changes.",
   request: { params: PageIdParams, body: jsonBody(UpdatePageBody) },
-  responses: { 200: jsonContent(PageSchema, "The updated page") },
+  responses: { 200: jsonContent(PageSchema, "The updated page"), 409: ERROR_RESPONSES[409] },
 });
 
 export const remove = defineRoute({
@@ -153,5 +154,6 @@ export const exportBatch = defineRoute({
       description: "A zip with one file per page",
       content: { "application/zip": { schema: { type: "string" as const, format: "binary" } } },
     },
+    404: ERROR_RESPONSES[404],
   },
 });
