@@ -39,9 +39,13 @@ function cleanSpan(span: TextSpan): TextSpan {
 
 function splitEdgeWhitespace(span: TextSpan): TextSpan[] {
   if (span.code || !MARKS.some((mark) => span[mark])) return [span];
-  const match = /^(\s*)([\s\S]*?)(\s*)$/.exec(span.text) as RegExpExecArray;
-  const plain = (text: string): TextSpan => (span.link ? { text, link: span.link } : { text });
-  return [plain(match[1] ?? ""), { ...span, text: match[2] ?? "" }, plain(match[3] ?? "")];
+  // trimStart/trimEnd strip exactly what `\s` matches. (A regex such as /(\s*)$/ tries every
+  // position of a long inner run of spaces, which takes time quadratic in its length.)
+  const { text } = span;
+  const start = text.length - text.trimStart().length;
+  const end = start === text.length ? text.length : text.trimEnd().length;
+  const plain = (part: string): TextSpan => (span.link ? { text: part, link: span.link } : { text: part });
+  return [plain(text.slice(0, start)), { ...span, text: text.slice(start, end) }, plain(text.slice(end))];
 }
 
 export const sameMarks = (a: TextSpan, b: TextSpan) =>
