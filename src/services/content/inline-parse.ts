@@ -108,15 +108,22 @@ class TagMarks {
   }
 }
 
-/** Spans of lexed inline tokens (also accepts block `text` tokens, which nest inline ones). */
-export function tokensToSpans(tokens: readonly Token[], inherited: Omit<TextSpan, "text"> = {}, tags = new TagMarks()) {
-  const spans: TextSpan[] = [];
+/**
+ * Spans of lexed inline tokens (also accepts block `text` tokens, which nest inline ones), added
+ * to `spans` (not spread into it: a long paragraph has more tokens than a call takes arguments).
+ */
+export function tokensToSpans(
+  tokens: readonly Token[],
+  inherited: Omit<TextSpan, "text"> = {},
+  tags = new TagMarks(),
+  spans: TextSpan[] = [],
+): TextSpan[] {
   const push = (text: string, extra: Omit<TextSpan, "text"> = {}) =>
     spans.push({ text, ...tags.marks(), ...inherited, ...extra });
   for (const token of tokens) {
     switch (token.type) {
       case "text":
-        if (token.tokens) spans.push(...tokensToSpans(token.tokens, inherited, tags));
+        if (token.tokens) tokensToSpans(token.tokens, inherited, tags, spans);
         else push(decodeEntities(token.text));
         break;
       case "escape":
@@ -132,11 +139,11 @@ export function tokensToSpans(tokens: readonly Token[], inherited: Omit<TextSpan
       case "em":
       case "del": {
         const mark = token.type === "strong" ? "bold" : token.type === "em" ? "italic" : "strikethrough";
-        spans.push(...tokensToSpans(token.tokens ?? [], { ...inherited, [mark]: true }, tags));
+        tokensToSpans(token.tokens ?? [], { ...inherited, [mark]: true }, tags, spans);
         break;
       }
       case "link":
-        spans.push(...tokensToSpans(token.tokens ?? [], { ...inherited, link: token.href }, tags));
+        tokensToSpans(token.tokens ?? [], { ...inherited, link: token.href }, tags, spans);
         break;
       case "image":
         // An image inside running text cannot be an item of its own: keep it as a link.
@@ -168,10 +175,43 @@ export function parseInline(markdown: string): TextSpan[] | undefined {
 export function htmlToSpans(html: string): TextSpan[] {
   const tags = new TagMarks();
   const spans: TextSpan[] = [];
-  for (const part of html.replace(/<!--[\s\S]*?-->/g, "").split(/(<\/?[a-zA-Z][^>]*>)/)) {
+  for (const part of splitTags(withoutComments(html))) {
     if (part === "") continue;
     const text = part.startsWith("<") ? (tags.apply(part) ?? decodeEntities(part)) : decodeEntities(part);
     spans.push({ text, ...tags.marks() });
   }
   return normalizeSpans(spans);
+}
+
+// Both scans below move forward only. (The regexes they replace, /<!--[\s\S]*?-->/g and
+// /(<\/?[a-zA-Z][^>]*>)/, scan to the end of the text from every unclosed `<!--` or `<a`.)
+
+/** `html` without its `<!-- … -->` comments. */
+function withoutComments(html: string): string {
+  let out = "";
+  let from = 0;
+  for (let start = html.indexOf("<!--"); start !== -1; start = html.indexOf("<!--", from)) {
+    const end = html.indexOf("-->", start + 4);
+    if (end === -1) break; // nor does any later comment end
+    out += html.slice(from, start);
+    from = end + 3;
+  }
+  return out + html.slice(from);
+}
+
+/** Text and tags (`<name …>`, `</name …>`) in turn, starting and ending with text (maybe ""). */
+function splitTags(html: string): string[] {
+  const parts: string[] = [];
+  let from = 0;
+  for (let start = html.indexOf("<"); start !== -1; start = html.indexOf("<", start + 1)) {
+    const name = html[start + 1] === "/" ? start + 2 : start + 1;
+    if (!/[a-zA-Z]/.test(html[name] ?? "")) continue;
+    const end = html.indexOf(">", name);
+    if (end === -1) break; // nor can any later tag end
+    parts.push(html.slice(from, start), html.slice(start, end + 1));
+    from = end + 1;
+    start = end;
+  }
+  parts.push(html.slice(from));
+  return parts;
 }

@@ -17,17 +17,15 @@ export function markdownToContent(markdown: string): ContentItem[] {
   const target = () => toggles.at(-1)?.content ?? root;
   for (const token of lexBlocks(markdown)) {
     if (token.type === "html" && readDetails(token.text, toggles, target)) continue;
-    target().push(...blockToItems(token));
+    append(target(), blockToItems(token));
   }
   return root.map(dropEmptyToggleContent);
 }
 
 /** Applies `<details>`/`<summary>`/`</details>` in an HTML block; false if it is other HTML. */
 function readDetails(html: string, toggles: ToggleItem[], target: () => ContentItem[]): boolean {
-  const parts = html.match(/<details\b[^>]*>|<summary\b[^>]*>[\s\S]*?<\/summary>|<\/details\s*>/gi);
-  if (!parts || html.replace(/<details\b[^>]*>|<summary\b[^>]*>[\s\S]*?<\/summary>|<\/details\s*>/gi, "").trim()) {
-    return false;
-  }
+  const parts = detailsParts(html);
+  if (!parts) return false;
   for (const part of parts) {
     if (/^<details/i.test(part)) {
       const toggle: ToggleItem = { type: "toggle", children: [{ text: "" }], content: [] };
@@ -42,6 +40,37 @@ function readDetails(html: string, toggles: ToggleItem[], target: () => ContentI
     }
   }
   return true;
+}
+
+const DETAILS_PARTS = [/<details\b[^>]*>/iy, /<summary\b[^>]*>[\s\S]*?<\/summary>/iy, /<\/details\s*>/iy];
+
+/**
+ * The `<details>`, `<summary>…</summary>` and `</details>` an HTML block is made of, or undefined
+ * when it holds anything else but whitespace. Each part is matched where the previous one ended,
+ * and the first miss ends the search: a pattern searched for anywhere would scan to the end of
+ * the text from every unclosed `<summary>`, which takes time quadratic in their number.
+ */
+function detailsParts(html: string): string[] | undefined {
+  const parts: string[] = [];
+  let at = 0;
+  while (true) {
+    while (at < html.length && /\s/.test(html[at] as string)) at++;
+    if (at === html.length) return parts.length > 0 ? parts : undefined;
+    let part: string | undefined;
+    for (const pattern of DETAILS_PARTS) {
+      pattern.lastIndex = at;
+      part = pattern.exec(html)?.[0];
+      if (part !== undefined) break;
+    }
+    if (part === undefined) return undefined;
+    parts.push(part);
+    at += part.length;
+  }
+}
+
+/** Adds `items` to `list` (a spread, `list.push(...items)`, fails past ~100k arguments). */
+function append<T>(list: T[], items: readonly T[]): void {
+  for (const item of items) list.push(item);
 }
 
 function dropEmptyToggleContent(item: ContentItem): ContentItem {
@@ -128,9 +157,9 @@ function listItems(list: Tokens.List, indent: number): ContentItem[] {
       if (child.type === "text" || child.type === "paragraph") {
         textTokens.push((child.tokens ?? []).filter((token) => token.type !== "checkbox"));
       } else if (child.type === "list")
-        after.push(...listItems(child as Tokens.List, Math.min(indent + 1, MAX_INDENT)));
+        append(after, listItems(child as Tokens.List, Math.min(indent + 1, MAX_INDENT)));
       else if (child.type === "html" && isComment(child.text)) continue;
-      else if (child.type !== "checkbox" && child.type !== "space") after.push(...blockToItems(child));
+      else if (child.type !== "checkbox" && child.type !== "space") append(after, blockToItems(child));
     }
     // Several paragraphs in one item: one text, a blank line between them.
     const children = normalizeSpans(
@@ -139,7 +168,7 @@ function listItems(list: Tokens.List, indent: number): ContentItem[] {
     const level = indent > 0 ? { indent } : {};
     if (entry.task) items.push({ type: "to_do", children, checked: !!entry.checked, ...level });
     else items.push({ type: list.ordered ? "numbered-list" : "bulleted-list", children, ...level });
-    items.push(...after);
+    append(items, after);
   }
   return items;
 }
@@ -157,7 +186,7 @@ function quoteItems(quote: Tokens.Blockquote): ContentItem[] {
   for (const block of blocks) {
     if (block.type === "paragraph") paragraphs.push(spansOf(block.tokens));
     else if (block.type === "html" && /^<br\s*\/?>$/i.test(block.text.trim())) emptyBody = true;
-    else others.push(...blockToItems(block));
+    else append(others, blockToItems(block));
   }
   if (!alert) return [{ type: "quote", children: joinParagraphs(paragraphs) }, ...others];
 
