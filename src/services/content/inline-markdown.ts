@@ -13,8 +13,9 @@ import { MARKS, type Mark, normalizeSpans } from "./spans";
 const DELIMITER: Record<Mark, string> = { bold: "**", italic: "*", strikethrough: "~~" };
 const HTML_TAG: Record<Mark | "code", string> = { bold: "strong", italic: "em", strikethrough: "del", code: "code" };
 
+/** Both normalised already (parseInline's result and spansToMarkdown's input). */
 const spansEqual = (a: TextSpan[] | undefined, b: TextSpan[]) =>
-  a !== undefined && JSON.stringify(normalizeSpans(a)) === JSON.stringify(normalizeSpans(b));
+  a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 
 export interface InlineMode {
   /** `hard`: a line break is `\` + newline where possible; `html`: always `<br>` (headings, cells). */
@@ -50,9 +51,15 @@ export function escapeText(text: string, mode: InlineMode, atLineStart = true): 
   }, "");
 }
 
+/** Length of the longest match of a global `run` pattern in `text` (0 for none). */
+export function longestRun(text: string, run: RegExp): number {
+  let longest = 0;
+  for (const [match] of text.matchAll(run)) longest = Math.max(longest, match.length);
+  return longest;
+}
+
 export function codeSpan(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = "`".repeat(longest + 1);
+  const fence = "`".repeat(longestRun(text, /`+/g) + 1);
   const pad = /^[`\s]|[`\s]$/.test(text) && text.trim() !== "" ? " " : "";
   return `${fence}${pad}${text}${pad}${fence}`;
 }
@@ -81,15 +88,18 @@ function renderDelimited(spans: TextSpan[], mode: InlineMode): string {
   ];
   const close = (key: string) =>
     key.startsWith("link:") ? `](${linkDestination(key.slice(5))})` : DELIMITER[key as Mark];
-  const runLength = (from: number, key: string) => {
-    let end = from;
-    while (end < spans.length && keysOf(spans[end] as TextSpan).includes(key)) end++;
-    return end - from;
-  };
+  // How many spans from each one on carry each of its keys, counted once from the end.
+  const keys = spans.map(keysOf);
+  const runs: Map<string, number>[] = [];
+  for (let index = spans.length - 1; index >= 0; index--) {
+    const next = runs[index + 1];
+    runs[index] = new Map((keys[index] as string[]).map((key) => [key, 1 + (next?.get(key) ?? 0)]));
+  }
+  const runLength = (from: number, key: string) => runs[from]?.get(key) ?? 0;
   let out = "";
   let atLineStart = true;
   spans.forEach((span, index) => {
-    const wanted = keysOf(span);
+    const wanted = keys[index] as string[];
     let keep = 0;
     while (keep < open.length && wanted.includes(open[keep] as string)) keep++;
     while (open.length > keep) out += close(open.pop() as string);

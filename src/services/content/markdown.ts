@@ -1,5 +1,5 @@
 import { spansText } from "./editor-content";
-import { linkDestination, spansToHtml, spansToMarkdown } from "./inline-markdown";
+import { linkDestination, longestRun, spansToHtml, spansToMarkdown } from "./inline-markdown";
 import { markdownToContent } from "./markdown-parse";
 import { isListLike, normalizeContent } from "./normalize";
 import type { ContentItem, MediaItem, TableItem } from "./schema";
@@ -69,8 +69,7 @@ function renderBlock(item: ContentItem): string {
       const language = (item.language ?? "").replaceAll("\n", " ").replaceAll("\\", "\\\\");
       // A backtick fence cannot carry a backtick in its info string; tildes can.
       const mark = language.includes("`") ? "~" : "`";
-      const runs = code.match(mark === "`" ? /`{3,}/g : /~{3,}/g) ?? [];
-      const fence = mark.repeat(Math.max(2, ...runs.map((run) => run.length)) + 1);
+      const fence = mark.repeat(Math.max(2, longestRun(code, mark === "`" ? /`{3,}/g : /~{3,}/g)) + 1);
       return code ? `${fence}${language}\n${code}\n${fence}` : `${fence}${language}\n${fence}`;
     }
     case "divider":
