@@ -127,7 +127,7 @@ export class PdfLayout {
   /** Wraps and draws styled runs; `\n` in a run forces a line break. */
   paragraph(runs: readonly Run[], options: ParagraphOptions = {}): void {
     const indent = options.indent ?? 0;
-    const size = Math.max(...runs.map((run) => run.size), options.marker?.size ?? 0, 1);
+    const size = runs.reduce((largest, run) => Math.max(largest, run.size), Math.max(options.marker?.size ?? 0, 1));
     const lineHeight = options.lineHeight ?? size * 1.4;
     const lines = this.wrap(runs, this.width - indent, options.preserveSpaces ?? false);
     lines.forEach((line, index) => {
@@ -152,7 +152,7 @@ export class PdfLayout {
       }
       if (index === 0 && options.marker) this.drawPiece(options.marker, x0 - options.marker.width, baseline);
       let x = x0;
-      for (const piece of line) {
+      for (const piece of sameStyleRuns(line)) {
         this.drawPiece(piece, x, baseline);
         x += piece.width;
       }
@@ -164,15 +164,23 @@ export class PdfLayout {
     return this.fonts[font].widthOfTextAtSize(this.encodable(text, font), size);
   }
 
-  private drawPiece(piece: Run, x: number, baseline: number): void {
+  /** Draws a piece, or the words of a line that share a style as one text (see sameStyleRuns). */
+  private drawPiece(piece: Run & { words?: readonly Piece[] }, x: number, baseline: number): void {
     const text = this.encodable(piece.text, piece.font);
     if (text.trim() === "") return; // spaces only move x, which the caller already did
     const color = piece.color ?? COLORS.text;
     this.page.drawText(text, { x, y: baseline, size: piece.size, font: this.fonts[piece.font], color });
-    if (piece.strike) {
-      const y = baseline + piece.size * 0.3;
-      const width = this.measure(text, piece.font, piece.size);
-      this.page.drawLine({ start: { x, y }, end: { x: x + width, y }, thickness: 0.6, color });
+    if (!piece.strike) return;
+    // Struck through word by word: the spaces between words stay clear.
+    let left = x;
+    for (const word of piece.words ?? [{ ...piece, width: 0 }]) {
+      const shown = this.encodable(word.text, word.font);
+      if (shown.trim() !== "") {
+        const y = baseline + word.size * 0.3;
+        const width = this.measure(shown, word.font, word.size);
+        this.page.drawLine({ start: { x: left, y }, end: { x: left + width, y }, thickness: 0.6, color });
+      }
+      left += word.width;
     }
   }
 
@@ -200,14 +208,25 @@ export class PdfLayout {
         breakLine();
       }
       if (width > maxWidth) {
+        // Measured a character at a time: measuring the whole chunk for every character would
+        // take time quadratic in its length, which characters of no width leave unbounded.
+        const widthOf = (shown: string) => this.fonts[run.font].widthOfTextAtSize(shown, run.size);
         let chunk = "";
+        let chunkWidth = 0;
+        let last = ""; // the chunk's last drawn character, for the kerning before the next one
         for (const ch of text) {
-          if (chunk && this.measure(chunk + ch, run.font, run.size) > maxWidth) {
+          const shown = this.encodable(ch, run.font);
+          const after = (before: string) => (shown === "" ? 0 : widthOf(before + shown) - widthOf(before));
+          let added = after(last);
+          if (chunk && chunkWidth + added > maxWidth) {
             (lines.at(-1) as Piece[]).push({ ...run, text: chunk, width: this.measure(chunk, run.font, run.size) });
             breakLine();
-            chunk = "";
+            [chunk, chunkWidth, last] = ["", 0, ""];
+            added = after(last);
           }
           chunk += ch;
+          chunkWidth += added;
+          if (shown !== "") last = shown;
         }
         text = chunk;
       }
@@ -240,4 +259,29 @@ export class PdfLayout {
       });
     });
   }
+}
+
+/**
+ * A line's pieces with consecutive pieces of one style joined, so that a line takes one text
+ * operation per style rather than one per word (which made large documents slow to render).
+ */
+function sameStyleRuns(line: readonly Piece[]): (Piece & { words: Piece[] })[] {
+  const runs: (Piece & { words: Piece[] })[] = [];
+  for (const piece of line) {
+    const last = runs.at(-1);
+    if (
+      last &&
+      last.font === piece.font &&
+      last.size === piece.size &&
+      last.color === piece.color &&
+      !!last.strike === !!piece.strike
+    ) {
+      last.text += piece.text;
+      last.width += piece.width;
+      last.words.push(piece);
+    } else {
+      runs.push({ ...piece, words: [piece] });
+    }
+  }
+  return runs;
 }
