@@ -1,16 +1,15 @@
-import { Marked, type Token } from "marked";
+import type { Token } from "marked";
+import { lexMarkdown } from "./markdown-lexer";
 import type { TextSpan } from "./schema";
 import { type Mark, normalizeSpans } from "./spans";
 
 /** Markdown and inline HTML → text spans; the lexer both markdown directions share. */
 
-// GFM autolinks are switched off: a bare URL in plain text must stay plain text, not become a
-// link span the author never made.
-const marked = new Marked({ gfm: true });
-marked.use({ tokenizer: { url: () => undefined } });
-
-/** The block lexer (tables, strikethrough and task lists on; autolinks off). */
-export const lexBlocks = (markdown: string) => marked.lexer(markdown);
+/**
+ * The block lexer (GFM: tables, strikethrough and task lists on). Autolinks are off: a bare URL
+ * in plain text must stay plain text, not become a link span the author never made.
+ */
+export const lexBlocks = (markdown: string) => lexMarkdown(markdown);
 
 // The entities people actually type; others stay as written (the full HTML table is 2,000+ names).
 const NAMED_ENTITIES: Record<string, string> = {
