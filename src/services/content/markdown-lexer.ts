@@ -242,10 +242,10 @@ class TagRule extends LexerRule {
     if (!run || !end) return super.exec(text);
     const at = run.at(text);
     if (run.lastIndexOf(end.terminator) < at + end.from) return null;
-    const missed = run.masking ? run.maskMisses.get(end.kind) : undefined;
+    const missed = run.masking ? run.missed(end.kind) : undefined;
     if (missed !== undefined && at >= missed) return null;
     const match = super.exec(text);
-    if (!match && run.masking && missed === undefined) run.maskMisses.set(end.kind, at);
+    if (!match && run.masking) run.miss(end.kind, at);
     return match;
   }
 }
@@ -277,7 +277,7 @@ class CodeMaskRule extends LexerRule {
         let end = at + 1;
         while (text.charCodeAt(end) === 96) end++;
         const key = `code${end - at}`;
-        const missed = run.maskMisses.get(key);
+        const missed = run.missed(key);
         if (!run.backticks.hasRun(end - at, end + 1) || (missed !== undefined && at >= missed)) {
           this.lastIndex = end;
           const bare = Object.assign([text.slice(at, end), undefined, undefined], { index: at, input: text });
@@ -285,7 +285,7 @@ class CodeMaskRule extends LexerRule {
         }
         this.atPosition.lastIndex = at;
         const match = this.atPosition.exec(text) as RegExpExecArray; // the bare run matches if the span does not
-        if (match[1] === undefined && missed === undefined) run.maskMisses.set(key, at);
+        if (match[1] === undefined) run.miss(key, at);
         this.lastIndex = this.atPosition.lastIndex;
         return match;
       }
@@ -732,7 +732,7 @@ class LinearTokenizer extends Tokenizer {
       const lastParenIndex = links.closingParen(hrefStart, hrefStart + destination.length);
       if (lastParenIndex === -2) return undefined;
       if (lastParenIndex > -1) {
-        const start = raw.indexOf("!") === 0 ? 5 : 4;
+        const start = raw.charAt(0) === "!" ? 5 : 4; // (marked: indexOf, a scan of the whole match)
         cap[2] = destination.substring(0, lastParenIndex);
         cap[0] = raw.substring(0, start + label.length + lastParenIndex).trim();
         cap[3] = "";

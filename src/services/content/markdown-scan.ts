@@ -20,14 +20,14 @@ const BOTH = 3;
 export class InlineRun {
   /** True while marked masks the run for emphasis (before it reads the first token). */
   masking = true;
-  /** Where a tag or code span opener found no end in the masked run (escapes hide some ends). */
-  readonly maskMisses = new Map<string, number>();
-  private readonly lastIndexes = new Map<string, number>();
+  // Made when first needed: most runs (the text inside one emphasis or link) need none.
+  private misses?: Map<string, number>;
+  private lastIndexes?: Map<string, number>;
   private backtickRuns?: BacktickRuns;
   private linkScan?: LinkScan;
   private masked?: string;
-  private readonly delimiters = new Map<string, DelimiterRuns>();
-  private readonly windowSkips = new Map<RegExp, Map<number, boolean>>();
+  private delimiters?: Map<string, DelimiterRuns>;
+  private windowSkips?: Map<RegExp, Map<number, boolean>>;
 
   constructor(readonly src: string) {}
 
@@ -36,7 +36,19 @@ export class InlineRun {
     return this.src.length - suffix.length;
   }
 
+  /** Where an opener of `kind` found no end in the masked run (escapes hide some ends), if one did. */
+  missed(kind: string): number | undefined {
+    return this.misses?.get(kind);
+  }
+
+  /** Remembers that an opener of `kind` at `at` found no end in the masked run. */
+  miss(kind: string, at: number): void {
+    this.misses ??= new Map();
+    this.misses.set(kind, Math.min(at, this.misses.get(kind) ?? at));
+  }
+
   lastIndexOf(text: string): number {
+    this.lastIndexes ??= new Map();
     let index = this.lastIndexes.get(text);
     if (index === undefined) {
       index = this.src.lastIndexOf(text);
@@ -59,19 +71,22 @@ export class InlineRun {
   delimiterRuns(masked: string, char: string, closers: RegExp): DelimiterRuns {
     if (this.masked !== masked) {
       this.masked = masked;
-      this.delimiters.clear();
-      this.windowSkips.clear();
+      this.delimiters = new Map();
+      this.windowSkips = undefined;
     }
-    let runs = this.delimiters.get(char);
+    const delimiters = this.delimiters ?? new Map<string, DelimiterRuns>();
+    this.delimiters = delimiters;
+    let runs = delimiters.get(char);
     if (!runs) {
       runs = new DelimiterRuns(masked, char, closers);
-      this.delimiters.set(char, runs);
+      delimiters.set(char, runs);
     }
     return runs;
   }
 
   /** Whether `skip` (sticky) matches at `at` of the masked run, remembered per position. */
   skipsAt(masked: string, skip: RegExp, at: number): boolean {
+    this.windowSkips ??= new Map();
     let known = this.windowSkips.get(skip);
     if (!known) {
       known = new Map();
@@ -205,14 +220,14 @@ export class DelimiterRuns {
 /** What a delimiter run adds to an opener's count (negative: it closes), by its kind and length. */
 export type Weights = (kind: number, length: number) => number;
 
-const emphasisWeights = new Map<string, Weights>();
+const emphasisWeights: Weights[] = [];
 /**
  * Weights for an emphasis opener: by CommonMark rules 9 and 10 a closer whose length, with the
  * opener run's, is a multiple of 3 is passed over (`remainder`: the opener run's length mod 3).
  */
 export function emphasisWeightsFor(remainder: number, openerCanClose: boolean): Weights {
-  const key = `${remainder}${openerCanClose}`;
-  let weights = emphasisWeights.get(key);
+  const key = remainder * 2 + (openerCanClose ? 1 : 0);
+  let weights = emphasisWeights[key];
   if (!weights) {
     const ofThree = (length: number) => remainder !== 0 && (remainder + length) % 3 === 0;
     weights = (kind, length) => {
@@ -220,7 +235,7 @@ export function emphasisWeightsFor(remainder: number, openerCanClose: boolean): 
       if (kind === NONE || ((kind === BOTH || openerCanClose) && ofThree(length))) return 0;
       return -length;
     };
-    emphasisWeights.set(key, weights);
+    emphasisWeights[key] = weights;
   }
   return weights;
 }
