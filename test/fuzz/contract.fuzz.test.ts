@@ -42,21 +42,7 @@ interface KnownDefect {
   when: (x: Exchange) => boolean;
   description: string;
 }
-const pdfExport = (x: Exchange) => /[?&]format=pdf(&|$)/.test(x.url);
-const KNOWN_DEFECTS: KnownDefect[] = [
-  {
-    operation: "exportPage",
-    violation: "5xx",
-    when: pdfExport,
-    description: "PDF export of a page whose text has a carriage return (\r) is a 500: pdf-lib cannot encode it",
-  },
-  {
-    operation: "exportPages",
-    violation: "5xx",
-    when: pdfExport,
-    description: "PDF batch export of such a page is a 500 for the same reason",
-  },
-];
+const KNOWN_DEFECTS: KnownDefect[] = [];
 
 const DEFAULT_TOTAL_RUNS = 10_000;
 /** Per operation: a run takes a few seconds; shrinking a failure takes longer. */

@@ -236,7 +236,8 @@ export class PdfLayout {
       lineWidth += w;
     };
     for (const run of runs) {
-      run.text.split("\n").forEach((segment, index) => {
+      // A carriage return breaks the line too (alone or before \n): kept in a word, it would reach the font.
+      run.text.split(/\r\n?|\n/).forEach((segment, index) => {
         if (index > 0) breakLine();
         for (const word of segment.split(/(\s+)/)) if (word) place(run, word);
       });

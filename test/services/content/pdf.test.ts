@@ -53,3 +53,13 @@ describe("contentToPdf", () => {
     expect((await PDFDocument.load(bytes)).getPageCount()).toBe(1);
   });
 });
+
+describe("line breaks of every kind", () => {
+  it("renders text holding carriage returns, CRLF and other separators", async () => {
+    const bytes = await contentToPdf(
+      [{ type: "paragraph", children: [{ text: "a\rb\r\nc\nd\u2028e\u0085f\vg\fh" }] }],
+      { title: "Breaks\r" },
+    );
+    expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-");
+  });
+});
