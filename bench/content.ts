@@ -30,6 +30,7 @@ const { contentToMarkdown, markdownToContent } = await import("../src/services/c
 const { contentToHtml } = await import("../src/services/content/html.ts");
 const { contentToPdf } = await import("../src/services/content/pdf.ts");
 const { validateContent } = await import("../src/services/content/editor-content.ts");
+const { MAX_MARKDOWN_NESTING } = await import("../src/services/content/markdown-tokens.ts");
 type ContentItem = import("../src/services/content/schema.ts").ContentItem;
 
 const MiB = 1 << 20;
@@ -73,7 +74,7 @@ const CASES: Case[] = [
     }),
   },
   {
-    name: 'run of "!" (autolink lookahead)',
+    name: 'run of "!"',
     path: "markdown out",
     inputs: (size) => ({
       worst: markdownOut(paragraph(repeat("!", size))),
@@ -124,12 +125,14 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "a list nested one level per line",
+    // Each line a level deeper, up to the deepest list allowed (a list is two levels), then again.
+    name: "lists nested to the limit, a level per line",
     path: "markdown in",
-    inputs: (size) => ({
-      worst: markdownIn(nested((depth) => `${"  ".repeat(depth)}- a\n`, size)),
-      plain: markdownIn(proseMarkdown(size)),
-    }),
+    inputs: (size) => {
+      const depths = MAX_MARKDOWN_NESTING / 2 - 1;
+      const line = (i: number) => `${i % depths === 0 ? "\n" : ""}${"  ".repeat(i % depths)}- a\n`;
+      return { worst: markdownIn(nested(line, size)), plain: markdownIn(proseMarkdown(size)) };
+    },
   },
   {
     name: "bold span holding a run of spaces",

@@ -17,6 +17,9 @@ const HTML_TAG: Record<Mark | "code", string> = { bold: "strong", italic: "em", 
 const spansEqual = (a: TextSpan[] | undefined, b: TextSpan[]) =>
   a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 
+/** An `&` that markdown would read as the start of an entity (`&amp;`, `&#32;`). */
+export const ENTITY_AMPERSAND = /&(?=#?[a-zA-Z0-9]+;)/g;
+
 export interface InlineMode {
   /** `hard`: a line break is `\` + newline where possible; `html`: always `<br>` (headings, cells). */
   breaks: "hard" | "html";
@@ -25,14 +28,14 @@ export interface InlineMode {
 }
 
 /**
- * Escapes plain text so the lexer reads it back as exactly that text. A line break is a `\`
+ * Escapes plain text so the parser reads it back as exactly that text. A line break is a `\`
  * hard break when text follows it on the next line, otherwise `<br>` (a `\` before nothing,
  * or on a line of its own, is not a break).
  */
 export function escapeText(text: string, mode: InlineMode, atLineStart = true): string {
   const extra = mode.escapeExtra ?? "";
   const lines = text.split("\n").map((line, index) => {
-    let out = line.replace(/[\\`*_[\]<~]/g, "\\$&").replace(/&(?=#?[a-zA-Z0-9]+;)/g, "\\&");
+    let out = line.replace(/[\\`*_[\]<~]/g, "\\$&").replace(ENTITY_AMPERSAND, "\\&");
     for (const ch of extra) out = out.replaceAll(ch, `\\${ch}`);
     if (index > 0 || atLineStart) {
       // What would start a block at the beginning of a line; leading spaces would be dropped.
@@ -64,10 +67,14 @@ export function codeSpan(text: string): string {
   return `${fence}${pad}${text}${pad}${fence}`;
 }
 
-/** A link/image destination, in angle brackets when it holds what would end a bare one. */
+/**
+ * A link/image destination, in angle brackets when it holds what would end a bare one. An `&`
+ * that would start an entity is escaped, as entities are read in destinations too.
+ */
 export function linkDestination(url: string): string {
-  if (url === "" || /[\s()<>\\]/.test(url)) return `<${url.replace(/[<>\\]/g, "\\$&")}>`;
-  return url;
+  if (url === "" || /[\s()<>\\]/.test(url))
+    return `<${url.replace(/[<>\\]/g, "\\$&").replace(ENTITY_AMPERSAND, "\\&")}>`;
+  return url.replace(ENTITY_AMPERSAND, "\\&");
 }
 
 /** Inline markdown for a block's spans (newlines resolved). Falls back to HTML tags, see top. */

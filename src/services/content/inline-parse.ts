@@ -1,64 +1,16 @@
-import type { Token } from "marked";
-import { lexMarkdown } from "./markdown-lexer";
+import { decodeHTMLStrict } from "entities";
+import type { Token } from "markdown-it";
+import { markdownTokens } from "./markdown-tokens";
 import type { TextSpan } from "./schema";
-import { type Mark, normalizeSpans } from "./spans";
+import { MARKS, type Mark, normalizeSpans } from "./spans";
 
-/** Markdown and inline HTML → text spans; the lexer both markdown directions share. */
+/** markdown-it's inline tokens and inline HTML → text spans; used by both markdown directions. */
 
 /**
- * The block lexer (GFM: tables, strikethrough and task lists on). Autolinks are off: a bare URL
- * in plain text must stay plain text, not become a link span the author never made.
+ * Entities in HTML outside markdown (a toggle's `<summary>`, an `<a href>`), decoded as
+ * markdown-it decodes them in markdown: every HTML5 name, with its semicolon.
  */
-export const lexBlocks = (markdown: string) => lexMarkdown(markdown);
-
-// The entities people actually type; others stay as written (the full HTML table is 2,000+ names).
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: "\u00a0",
-  copy: "©",
-  reg: "®",
-  trade: "™",
-  hellip: "…",
-  mdash: "—",
-  ndash: "–",
-  lsquo: "‘",
-  rsquo: "’",
-  ldquo: "“",
-  rdquo: "”",
-  laquo: "«",
-  raquo: "»",
-  bull: "•",
-  middot: "·",
-  deg: "°",
-  plusmn: "±",
-  times: "×",
-  divide: "÷",
-  euro: "€",
-  pound: "£",
-  yen: "¥",
-  cent: "¢",
-  sect: "§",
-  para: "¶",
-  larr: "←",
-  rarr: "→",
-  uarr: "↑",
-  darr: "↓",
-};
-
-/** The lexer leaves entities as written; content holds the characters. */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]+);/g, (whole, name: string) => {
-    if (name.startsWith("#")) {
-      const code = name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "\uFFFD";
-    }
-    return NAMED_ENTITIES[name] ?? whole;
-  });
-}
+const decodeEntities = (text: string) => decodeHTMLStrict(text);
 
 const TAG_MARKS: Record<string, Mark | "code"> = {
   strong: "bold",
@@ -107,67 +59,89 @@ class TagMarks {
   }
 }
 
+/** The mark each open and close token of markdown emphasis and strikethrough switches. */
+const MARK_TOKENS: Record<string, [Mark, 1 | -1]> = {
+  strong_open: ["bold", 1],
+  strong_close: ["bold", -1],
+  em_open: ["italic", 1],
+  em_close: ["italic", -1],
+  s_open: ["strikethrough", 1],
+  s_close: ["strikethrough", -1],
+};
+
 /**
- * Spans of lexed inline tokens (also accepts block `text` tokens, which nest inline ones), added
- * to `spans` (not spread into it: a long paragraph has more tokens than a call takes arguments).
+ * Spans of markdown-it's inline tokens (an `inline` token's children). The tokens are flat, with
+ * open and close tokens for marks and links, so marks are counted rather than recursed into:
+ * emphasis nested a million deep is a million tokens, not a million stack frames.
  */
-export function tokensToSpans(
-  tokens: readonly Token[],
-  inherited: Omit<TextSpan, "text"> = {},
-  tags = new TagMarks(),
-  spans: TextSpan[] = [],
-): TextSpan[] {
-  const push = (text: string, extra: Omit<TextSpan, "text"> = {}) =>
-    spans.push({ text, ...tags.marks(), ...inherited, ...extra });
+export function tokensToSpans(tokens: readonly Token[]): TextSpan[] {
+  const tags = new TagMarks();
+  const marks: Record<Mark, number> = { bold: 0, italic: 0, strikethrough: 0 };
+  const links: string[] = [];
+  const spans: TextSpan[] = [];
+  // Markdown marks and links win over those of HTML tags around them.
+  const push = (text: string, extra: Omit<TextSpan, "text"> = {}) => {
+    const span: TextSpan = { text, ...tags.marks() };
+    for (const mark of MARKS) if (marks[mark] > 0) span[mark] = true;
+    if (links.length > 0) span.link = links.at(-1);
+    spans.push({ ...span, ...extra });
+  };
   for (const token of tokens) {
+    const switched = Object.hasOwn(MARK_TOKENS, token.type) ? MARK_TOKENS[token.type] : undefined;
+    if (switched) {
+      marks[switched[0]] += switched[1];
+      continue;
+    }
     switch (token.type) {
       case "text":
-        if (token.tokens) tokensToSpans(token.tokens, inherited, tags, spans);
-        else push(decodeEntities(token.text));
+      case "text_special":
+        push(token.content);
         break;
-      case "escape":
-        push(token.text);
-        break;
-      case "codespan":
-        push(token.text, { code: true });
-        break;
-      case "br":
+      case "softbreak":
+      case "hardbreak":
         push("\n");
         break;
-      case "strong":
-      case "em":
-      case "del": {
-        const mark = token.type === "strong" ? "bold" : token.type === "em" ? "italic" : "strikethrough";
-        tokensToSpans(token.tokens ?? [], { ...inherited, [mark]: true }, tags, spans);
+      case "code_inline":
+        push(token.content, { code: true });
+        break;
+      case "link_open":
+        links.push(token.attrGet("href")?.toString() ?? "");
+        break;
+      case "link_close":
+        links.pop();
+        break;
+      case "image": {
+        // An image inside running text cannot be an item of its own: keep it as a link.
+        const src = token.attrGet("src")?.toString() ?? "";
+        push(plainText(token.children ?? []) || src, { link: src });
         break;
       }
-      case "link":
-        tokensToSpans(token.tokens ?? [], { ...inherited, link: token.href }, tags, spans);
-        break;
-      case "image":
-        // An image inside running text cannot be an item of its own: keep it as a link.
-        push(token.text || token.href, { link: token.href });
-        break;
-      case "html":
+      case "html_inline":
         // Comments are invisible in rendered markdown, so they carry no text.
-        if (!token.text.startsWith("<!--")) push(tags.apply(token.text) ?? token.text);
+        if (!token.content.startsWith("<!--")) push(tags.apply(token.content) ?? token.content);
         break;
       default:
-        push("raw" in token ? String(token.raw) : "");
+        push(token.content);
     }
   }
   return spans;
 }
 
+/** The text of inline tokens, without marks (an image's description). */
+export const plainText = (tokens: readonly Token[]) =>
+  normalizeSpans(tokensToSpans(tokens))
+    .map((span) => span.text)
+    .join("");
+
 /**
- * The spans a line of inline markdown reads back as, lexed as a whole paragraph: block-level
+ * The spans a line of inline markdown reads back as, parsed as a whole document: block-level
  * rules matter too (`[x]: y` at the start of a paragraph is a link definition, not text).
  */
 export function parseInline(markdown: string): TextSpan[] | undefined {
-  const blocks = lexBlocks(markdown).filter((token) => token.type !== "space");
-  const [only] = blocks;
-  if (blocks.length !== 1 || only?.type !== "paragraph") return undefined;
-  return normalizeSpans(tokensToSpans(only.tokens ?? []));
+  const tokens = markdownTokens(markdown);
+  const [open, inline] = tokens;
+  if (tokens.length !== 3 || open?.type !== "paragraph_open") return undefined;
+  return normalizeSpans(tokensToSpans(inline?.children ?? []));
 }
 
 /** Spans of an HTML fragment outside markdown (a toggle's `<summary>`). */

@@ -1,6 +1,7 @@
-import type { Token, Tokens } from "marked";
+import type { Token } from "markdown-it";
 import { spansText } from "./editor-content";
-import { htmlToSpans, lexBlocks, tokensToSpans } from "./inline-parse";
+import { htmlToSpans, plainText, tokensToSpans } from "./inline-parse";
+import { fenceInfo, markdownTokens } from "./markdown-tokens";
 import { type ContentItem, MAX_INDENT, type TextSpan, type ToggleItem } from "./schema";
 import { normalizeSpans } from "./spans";
 
@@ -8,19 +9,47 @@ import { normalizeSpans } from "./spans";
  * Markdown → canonical content (see contentToMarkdown for the mapping). Also reads markdown
  * written elsewhere: `####`+ headings become heading-3, any GitHub alert becomes a callout,
  * blocks nested in list items or quotes follow them as items of their own, and HTML the
- * content model has no place for is kept as paragraph text.
+ * content model has no place for is kept as paragraph text. Markdown nested too deeply throws a
+ * MarkdownNestingError (see markdown-tokens.ts).
  */
 export function markdownToContent(markdown: string): ContentItem[] {
   const root: ContentItem[] = [];
   // Open <details> elements: their items collect here until the matching </details>.
   const toggles: ToggleItem[] = [];
   const target = () => toggles.at(-1)?.content ?? root;
-  for (const token of lexBlocks(markdown)) {
-    if (token.type === "html" && readDetails(token.text, toggles, target)) continue;
-    append(target(), blockToItems(token));
+  for (const block of blockTree(markdownTokens(markdown))) {
+    if (block.token.type === "html_block" && readDetails(block.token.content, toggles, target)) continue;
+    append(target(), blockToItems(block));
   }
   return root.map(dropEmptyToggleContent);
 }
+
+/** A block token, with the blocks between it and its closing token if it opens a container. */
+interface Block {
+  token: Token;
+  children: Block[];
+}
+
+/** markdown-it's flat block tokens as a tree (built with a stack, not recursion). */
+function blockTree(tokens: readonly Token[]): Block[] {
+  const root: Block[] = [];
+  const open: Block[][] = [root];
+  for (const token of tokens) {
+    if (token.nesting === -1) {
+      open.pop();
+      continue;
+    }
+    const block: Block = { token, children: [] };
+    open.at(-1)?.push(block);
+    if (token.nesting === 1) open.push(block.children);
+  }
+  return root;
+}
+
+/** The inline tokens of a paragraph, heading or table cell. */
+const inlineOf = (block: Block): Token[] => block.children[0]?.token.children ?? [];
+/** The raw text of a paragraph, heading or table cell. */
+const rawTextOf = (block: Block): string => block.children[0]?.token.content ?? "";
 
 /** Applies `<details>`/`<summary>`/`</details>` in an HTML block; false if it is other HTML. */
 function readDetails(html: string, toggles: ToggleItem[], target: () => ContentItem[]): boolean {
@@ -80,47 +109,42 @@ function dropEmptyToggleContent(item: ContentItem): ContentItem {
   return content.length > 0 ? { ...rest, content } : rest;
 }
 
-const spansOf = (tokens: readonly Token[] | undefined) => normalizeSpans(tokensToSpans(tokens ?? []));
-const plain = (tokens: readonly Token[] | undefined) => [{ text: spansText(spansOf(tokens)) }];
+const spansOf = (tokens: readonly Token[]) => normalizeSpans(tokensToSpans(tokens));
+const plain = (tokens: readonly Token[]) => [{ text: plainText(tokens) }];
 
-function blockToItems(token: Token): ContentItem[] {
+function blockToItems(block: Block): ContentItem[] {
+  const { token } = block;
   switch (token.type) {
-    case "space":
-    case "def":
-      return [];
-    case "heading": {
-      const level = Math.min(token.depth, 3) as 1 | 2 | 3;
-      return [{ type: `heading-${level}`, children: spansOf(token.tokens) }];
+    case "heading_open": {
+      const level = Math.min(Number(token.tag.slice(1)), 3) as 1 | 2 | 3;
+      return [{ type: `heading-${level}`, children: spansOf(inlineOf(block)) }];
     }
-    case "paragraph":
-      return paragraphItems(token as Tokens.Paragraph);
-    case "text":
-      return [
-        { type: "paragraph", children: spansOf(token.tokens ?? [{ type: "text", raw: token.raw, text: token.text }]) },
-      ];
-    case "list":
-      return listItems(token as Tokens.List, 0);
-    case "blockquote":
-      return quoteItems(token as Tokens.Blockquote);
-    case "code": {
-      const language = (token.lang ?? "").trim();
-      // marked adds a newline to fenced code that is empty or ends with one; take it off again.
-      const fenced = token.codeBlockStyle !== "indented";
-      const text = fenced && token.text.endsWith("\n") ? token.text.slice(0, -1) : token.text;
+    case "paragraph_open":
+      return paragraphItems(inlineOf(block));
+    case "bullet_list_open":
+    case "ordered_list_open":
+      return listItems(block, 0);
+    case "blockquote_open":
+      return quoteItems(block);
+    case "fence":
+    case "code_block": {
+      const language = token.type === "fence" ? fenceInfo(token.info) : "";
+      // markdown-it ends code with a newline (but for an empty fence); the item's text does not.
+      const text = token.content.endsWith("\n") ? token.content.slice(0, -1) : token.content;
       return [{ type: "code", children: [{ text }], ...(language ? { language } : {}) }];
     }
     case "hr":
       return [{ type: "divider", children: [{ text: "" }] }];
-    case "table":
-      return [tableItem(token as Tokens.Table)];
-    case "html": {
-      if (isComment(token.text)) return [];
+    case "table_open":
+      return [tableItem(block)];
+    case "html_block": {
+      if (isComment(token.content)) return [];
       // `<br>` alone is how an empty paragraph is written; other HTML is kept as its text.
-      const html = token.text.trim();
+      const html = token.content.trim();
       return [{ type: "paragraph", children: /^<br\s*\/?>$/i.test(html) ? [{ text: "" }] : [{ text: html }] }];
     }
     default:
-      return token.raw.trim() ? [{ type: "paragraph", children: [{ text: token.raw.trim() }] }] : [];
+      return token.content.trim() ? [{ type: "paragraph", children: [{ text: token.content.trim() }] }] : [];
   }
 }
 
@@ -129,70 +153,77 @@ const isComment = (html: string) => /^<!--[\s\S]*?-->$/.test(html.trim());
 
 const MEDIA_TITLES = new Set(["video", "audio", "embed"]);
 
-function paragraphItems(token: Tokens.Paragraph): ContentItem[] {
-  const inline = token.tokens.filter((t) => !(t.type === "text" && t.text.trim() === "") && t.type !== "br");
+function paragraphItems(tokens: Token[]): ContentItem[] {
+  const visible = tokens.filter(
+    (t) => !(t.type === "text" && t.content.trim() === "") && t.type !== "softbreak" && t.type !== "hardbreak",
+  );
   // A paragraph of images only: one image item each.
-  if (inline.length > 0 && inline.every((t) => t.type === "image")) {
-    return (inline as Tokens.Image[]).map((image) => ({
+  if (visible.length > 0 && visible.every((t) => t.type === "image")) {
+    return visible.map((image) => ({
       type: "image",
-      url: image.href,
-      children: plain(image.tokens),
+      url: image.attrGet("src")?.toString() ?? "",
+      children: plain(image.children ?? []),
     }));
   }
-  const [only] = inline;
-  if (inline.length === 1 && only?.type === "link" && MEDIA_TITLES.has(only.title ?? "")) {
-    const type = only.title as "video" | "audio" | "embed";
-    return [{ type, url: only.href, children: plain(only.tokens) }];
+  // A paragraph that is one link titled video, audio or embed: that media item.
+  const [first] = visible;
+  const close = tokens.findIndex((t) => t.type === "link_close");
+  if (first?.type === "link_open" && close !== -1 && visible.at(-1) === tokens[close]) {
+    const title = first.attrGet("title")?.toString() ?? "";
+    if (MEDIA_TITLES.has(title)) {
+      const url = first.attrGet("href")?.toString() ?? "";
+      const type = title as "video" | "audio" | "embed";
+      return [{ type, url, children: plain(tokens.slice(tokens.indexOf(first) + 1, close)) }];
+    }
   }
-  return [{ type: "paragraph", children: spansOf(token.tokens) }];
+  return [{ type: "paragraph", children: spansOf(tokens) }];
 }
 
-function listItems(list: Tokens.List, indent: number): ContentItem[] {
+function listItems(list: Block, indent: number): ContentItem[] {
   const items: ContentItem[] = [];
-  for (const entry of list.items) {
-    const textTokens: Token[][] = [];
+  for (const entry of list.children) {
+    const texts: TextSpan[][] = [];
     const after: ContentItem[] = [];
-    for (const child of entry.tokens) {
-      // In a loose list marked puts a task's checkbox inside its paragraph: it is `checked`, not text.
-      if (child.type === "text" || child.type === "paragraph") {
-        textTokens.push((child.tokens ?? []).filter((token) => token.type !== "checkbox"));
-      } else if (child.type === "list")
-        append(after, listItems(child as Tokens.List, Math.min(indent + 1, MAX_INDENT)));
-      else if (child.type === "html" && isComment(child.text)) continue;
-      else if (child.type !== "checkbox" && child.type !== "space") append(after, blockToItems(child));
+    for (const child of entry.children) {
+      const { type } = child.token;
+      if (type === "paragraph_open") texts.push(spansOf(inlineOf(child)));
+      else if (type === "bullet_list_open" || type === "ordered_list_open")
+        append(after, listItems(child, Math.min(indent + 1, MAX_INDENT)));
+      else if (type === "html_block" && isComment(child.token.content)) continue;
+      else append(after, blockToItems(child));
     }
     // Several paragraphs in one item: one text, a blank line between them.
-    const children = normalizeSpans(
-      textTokens.flatMap((tokens, i) => [...(i > 0 ? [{ text: "\n\n" }] : []), ...spansOf(tokens)]),
-    );
+    const children = joinParagraphs(texts);
     const level = indent > 0 ? { indent } : {};
-    if (entry.task) items.push({ type: "to_do", children, checked: !!entry.checked, ...level });
-    else items.push({ type: list.ordered ? "numbered-list" : "bulleted-list", children, ...level });
+    // A task marker was read off the item's text (markdown-tokens.ts).
+    const checked = entry.token.meta?.checked;
+    if (typeof checked === "boolean") items.push({ type: "to_do", children, checked, ...level });
+    else
+      items.push({
+        type: list.token.type === "ordered_list_open" ? "numbered-list" : "bulleted-list",
+        children,
+        ...level,
+      });
     append(items, after);
   }
   return items;
 }
 
-const ALERT = /^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*(\n|$)/i;
-
-function quoteItems(quote: Tokens.Blockquote): ContentItem[] {
-  const blocks = quote.tokens.filter((t) => t.type !== "space");
-  const [first] = blocks;
-  // Checked on the raw text: an escaped `\[!NOTE]` written for a quote must stay a quote.
-  const alert = first?.type === "paragraph" ? ALERT.exec(first.text) : null;
+function quoteItems(quote: Block): ContentItem[] {
   const paragraphs: TextSpan[][] = [];
   const others: ContentItem[] = [];
   let emptyBody = false;
-  for (const block of blocks) {
-    if (block.type === "paragraph") paragraphs.push(spansOf(block.tokens));
-    else if (block.type === "html" && /^<br\s*\/?>$/i.test(block.text.trim())) emptyBody = true;
+  for (const block of quote.children) {
+    const { type, content } = block.token;
+    if (type === "paragraph_open") paragraphs.push(spansOf(inlineOf(block)));
+    else if (type === "html_block" && /^<br\s*\/?>$/i.test(content.trim())) emptyBody = true;
     else append(others, blockToItems(block));
   }
-  if (!alert) return [{ type: "quote", children: joinParagraphs(paragraphs) }, ...others];
+  // An alert line (`[!NOTE]`) was read off the quote's first paragraph (markdown-tokens.ts).
+  if (!quote.token.meta?.alert) return [{ type: "quote", children: joinParagraphs(paragraphs) }, ...others];
 
-  paragraphs[0] = dropLeading(paragraphs[0] ?? [], (alert[0] ?? "").length);
   let icon: string | undefined;
-  const head = spansText(paragraphs[0]);
+  const head = spansText(paragraphs[0] ?? []);
   // The icon is a lone short word on the line after the marker, with the text after a blank line.
   if ((paragraphs.length > 1 || emptyBody) && head !== "" && !/\s/.test(head) && [...head].length <= 16) {
     icon = head;
@@ -204,27 +235,15 @@ function quoteItems(quote: Tokens.Blockquote): ContentItem[] {
 const joinParagraphs = (paragraphs: TextSpan[][]) =>
   normalizeSpans(paragraphs.flatMap((spans, i) => [...(i > 0 ? [{ text: "\n\n" }] : []), ...spans]));
 
-/** Spans without their first `count` characters (the alert marker). */
-function dropLeading(spans: TextSpan[], count: number): TextSpan[] {
-  let left = count;
-  const out: TextSpan[] = [];
-  for (const span of spans) {
-    if (left >= span.text.length) {
-      left -= span.text.length;
-      continue;
-    }
-    out.push({ ...span, text: span.text.slice(left) });
-    left = 0;
-  }
-  return normalizeSpans(out);
-}
-
-function tableItem(table: Tokens.Table): ContentItem {
-  const cell = (c: Tokens.TableCell) => spansText(spansOf(c.tokens));
-  const header = table.header.map(cell);
-  const body = table.rows.map((row) => header.map((_, i) => (row[i] ? cell(row[i]) : "")));
+function tableItem(table: Block): ContentItem {
+  // table > thead|tbody > tr > th|td
+  const rows = table.children.flatMap((section) => section.children.map((row) => row.children));
+  const [headerCells = [], ...bodyRows] = rows;
+  const cell = (c: Block) => spansText(spansOf(inlineOf(c)));
+  const header = headerCells.map(cell);
+  const body = bodyRows.map((row) => header.map((_, i) => (row[i] ? cell(row[i]) : "")));
   // An empty header row is how a table without a header is written (checked on the raw text:
   // an empty header that is meant is written as an HTML comment).
-  const hasHeader = table.header.some((c) => c.text.trim() !== "") || body.length === 0;
+  const hasHeader = headerCells.some((c) => rawTextOf(c).trim() !== "") || body.length === 0;
   return { type: "table", children: [{ text: "" }], rows: hasHeader ? [header, ...body] : body, has_header: hasHeader };
 }

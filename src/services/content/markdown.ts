@@ -1,5 +1,5 @@
 import { spansText } from "./editor-content";
-import { linkDestination, longestRun, spansToHtml, spansToMarkdown } from "./inline-markdown";
+import { ENTITY_AMPERSAND, linkDestination, longestRun, spansToHtml, spansToMarkdown } from "./inline-markdown";
 import { markdownToContent } from "./markdown-parse";
 import { isListLike, normalizeContent } from "./normalize";
 import type { ContentItem, MediaItem, TableItem } from "./schema";
@@ -65,8 +65,11 @@ function renderBlock(item: ContentItem): string {
     }
     case "code": {
       const code = spansText(item.children);
-      // The lexer reads backslash escapes in the info string.
-      const language = (item.language ?? "").replaceAll("\n", " ").replaceAll("\\", "\\\\");
+      // The parser reads backslash escapes and entities in the info string.
+      const language = (item.language ?? "")
+        .replaceAll("\n", " ")
+        .replaceAll("\\", "\\\\")
+        .replace(ENTITY_AMPERSAND, "\\&");
       // A backtick fence cannot carry a backtick in its info string; tildes can.
       const mark = language.includes("`") ? "~" : "`";
       const fence = mark.repeat(Math.max(2, longestRun(code, mark === "`" ? /`{3,}/g : /~{3,}/g)) + 1);
@@ -92,7 +95,7 @@ function renderBlock(item: ContentItem): string {
 }
 
 /**
- * `![caption](url)` or `[caption](url "video")`. The lexer misreads a few bracket-and-paren
+ * `![caption](url)` or `[caption](url "video")`. The parser misreads a few bracket-and-paren
  * sequences in link text (e.g. `\[!x\]()`), so a caption that does not read back is written
  * again with every ASCII punctuation character escaped.
  */

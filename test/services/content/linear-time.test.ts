@@ -8,6 +8,7 @@ import {
 } from "../../../src/services/content/editor-content";
 import { contentToHtml } from "../../../src/services/content/html";
 import { contentToMarkdown, markdownToContent, normalizeContent } from "../../../src/services/content/markdown";
+import { MAX_MARKDOWN_NESTING, MarkdownNestingError } from "../../../src/services/content/markdown-tokens";
 import { contentToPdf } from "../../../src/services/content/pdf";
 
 /**
@@ -184,14 +185,24 @@ describe("markdown → content", () => {
     expect(contentText(items).length).toBeGreaterThan(MiB / 4);
   });
 
-  it.each([
-    ["a deep list", (i: number) => `${"  ".repeat(i)}- a\n`],
-    ["deep quotes", (i: number) => `${">".repeat(i)} a\n`],
-    ["a deep numbered list", (i: number) => `${"   ".repeat(i)}1. a\n`],
-  ])("reads %s of 1 MiB", (_, line) => {
+  // Line i nested i deep, and how many depths are within the limit: a quote is one level, a list
+  // two (list and item), and a block is refused at level MAX_MARKDOWN_NESTING.
+  const DEEP_LINES = [
+    ["a deep list", (i: number) => `${"  ".repeat(i)}- a\n`, MAX_MARKDOWN_NESTING / 2 - 1],
+    ["deep quotes", (i: number) => `${">".repeat(i)} a\n`, MAX_MARKDOWN_NESTING],
+    ["a deep numbered list", (i: number) => `${"   ".repeat(i)}1. a\n`, MAX_MARKDOWN_NESTING / 2 - 1],
+  ] as const;
+
+  it.each(DEEP_LINES)("reads %s nested to the limit and again, to 1 MiB", (_, line, depths) => {
+    let markdown = "";
+    for (let i = 0; markdown.length < MiB; i++) markdown += (i % depths === 0 ? "\n" : "") + line(i % depths);
+    expect(count(contentText(markdownToContent(markdown)), "a")).toBe(count(markdown, "a"));
+  });
+
+  it.each(DEEP_LINES)("refuses %s of 1 MiB nested past the limit", (_, line) => {
     let markdown = "";
     for (let i = 0; markdown.length < MiB; i++) markdown += line(i);
-    expect(count(contentText(markdownToContent(markdown)), "a")).toBe(count(markdown, "a"));
+    expect(() => markdownToContent(markdown)).toThrow(MarkdownNestingError);
   });
 
   it.each([
@@ -199,12 +210,17 @@ describe("markdown → content", () => {
     ["strong emphasis", "**a ", " a**"],
     ["strikethrough", "~~a ", " a~~"],
     ["links", "[a ", "](b)"],
-    ["quotes", "> ", ""],
-    ["list items", "- ", ""],
   ])("reads %s nested as deep as 1 MiB allows", (_, open, close) => {
     const depth = Math.floor(MiB / (open.length + close.length));
     const items = markdownToContent(`${open.repeat(depth)}x${close.repeat(depth)}`);
     expect(count(contentText(items), "x")).toBe(1);
+  });
+
+  it.each([
+    ["quotes", "> "],
+    ["list items", "- "],
+  ])("refuses %s nested as deep as 1 MiB allows", (_, open) => {
+    expect(() => markdownToContent(`${open.repeat(MiB / open.length)}x`)).toThrow(MarkdownNestingError);
   });
 
   it("reads 1 MiB of lists, paragraphs and toggles", () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ContentItem } from "../../../src/services/content/editor-content";
 import { validateContent } from "../../../src/services/content/editor-content";
 import { contentToMarkdown, markdownToContent, normalizeContent } from "../../../src/services/content/markdown";
+import { MAX_MARKDOWN_NESTING, MarkdownNestingError } from "../../../src/services/content/markdown-tokens";
 import { EVERY_TYPE } from "./fixtures";
 import { randomContent, seeded } from "./random-content";
 
@@ -271,6 +272,77 @@ Visit https://example.com &copy; 2024 &amp; more
         ],
       },
     ]);
+  });
+
+  it("reads task markers from the text of a list item's first paragraph", () => {
+    expect(markdownToContent("- [x] done\n- [X] up\n1. [ ] numbered\n- [ ]\n- \\[ ] escaped\n\n[x]: /u")).toEqual([
+      // A definition named `x` does not turn the box into a link.
+      { type: "to_do", children: [{ text: "done" }], checked: true },
+      { type: "to_do", children: [{ text: "up" }], checked: true },
+      { type: "to_do", children: [{ text: "numbered" }], checked: false },
+      // A box with nothing after it is no task.
+      { type: "bulleted-list", children: [{ text: "[ ]" }] },
+      { type: "bulleted-list", children: [{ text: "[ ] escaped" }] },
+    ]);
+  });
+
+  it("reads markdown as CommonMark with GFM tables and strikethrough", () => {
+    expect(markdownToContent("~~two~~ ~one~ &hearts; &nbsp;| https://x.y\n\na | b\n:- | -:\n1 | 2 | 3")).toEqual([
+      {
+        type: "paragraph",
+        // Strikethrough takes two tildes; every HTML5 entity is read; a bare URL is no link.
+        children: [{ text: "two", strikethrough: true }, { text: " ~one~ ♥ \u00a0| https://x.y" }],
+      },
+      {
+        type: "table",
+        children: [{ text: "" }],
+        rows: [
+          ["a", "b"],
+          ["1", "2"],
+        ],
+        has_header: true,
+      },
+    ]);
+  });
+
+  it("keeps link destinations as written, whatever their scheme", () => {
+    expect(markdownToContent("[a](javascript:void(0)) [b](https://bücher.de/a%20b?c&amp;d) <file:///x>")).toEqual([
+      {
+        type: "paragraph",
+        children: [
+          { text: "a", link: "javascript:void(0)" },
+          { text: " " },
+          // Entities are read (CommonMark); nothing is percent-encoded or punycoded.
+          { text: "b", link: "https://bücher.de/a%20b?c&d" },
+          { text: " " },
+          { text: "file:///x", link: "file:///x" },
+        ],
+      },
+    ]);
+  });
+
+  it("round-trips entity-like text in links, images and code languages", () => {
+    const items: ContentItem[] = [
+      { type: "paragraph", children: [{ text: "&amp; &#32;", link: "https://x.y/?a&amp;b=&#32;" }] },
+      { type: "image", url: "https://x.y/&lt;i&gt;.png", children: [{ text: "&copy;" }] },
+      { type: "code", children: [{ text: "&amp;" }], language: "a&amp;b" },
+    ];
+    expect(roundTrip(items)).toEqual(items);
+  });
+
+  it(`reads blocks nested up to ${MAX_MARKDOWN_NESTING} levels and refuses deeper ones`, () => {
+    // A quote is one level, a list two (the list and its item).
+    const quotes = (depth: number) => `${"> ".repeat(depth)}x`;
+    const list = (depth: number) => Array.from({ length: depth }, (_, i) => `${"  ".repeat(i)}- x${i}`).join("\n");
+    expect(markdownToContent(quotes(MAX_MARKDOWN_NESTING - 1)).at(-1)).toEqual({
+      type: "quote",
+      children: [{ text: "x" }],
+    });
+    expect(markdownToContent(list(MAX_MARKDOWN_NESTING / 2 - 1)).at(-1)).toMatchObject({ indent: 6 });
+    expect(() => markdownToContent(quotes(MAX_MARKDOWN_NESTING))).toThrow(MarkdownNestingError);
+    expect(() => markdownToContent(list(MAX_MARKDOWN_NESTING / 2))).toThrow(MarkdownNestingError);
+    // A RangeError, which the pages routes answer with a 400.
+    expect(new MarkdownNestingError()).toBeInstanceOf(RangeError);
   });
 
   it("keeps unknown HTML as text and drops comments", () => {
