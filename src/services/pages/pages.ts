@@ -11,6 +11,7 @@ import { deleteBlock, updateBlock } from "../blocks/commands";
 import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";
 import { markdownToContent } from "../content/markdown";
+import { MAX_MARKDOWN_NESTING } from "../content/markdown-tokens";
 import type { DatabaseSchema } from "../databases/property-types";
 import { propertiesByName } from "../databases/row-values";
 import { loadDatabaseSchema, parseInlineSchema } from "../databases/schema-records";
@@ -139,9 +140,12 @@ function bodyContent(input: { content?: unknown; contentMarkdown?: string }): un
   try {
     return markdownToContent(input.contentMarkdown);
   } catch (error) {
-    // The markdown lexer recurses per nesting level: pathological nesting overflows it.
+    // Blocks nested past the parser's limit (MarkdownNestingError, a RangeError) are refused.
     if (error instanceof RangeError) {
-      throw badRequest("content_markdown is nested too deeply to convert", { field: "content_markdown" });
+      throw badRequest("content_markdown is nested too deeply to convert", {
+        field: "content_markdown",
+        max_nesting: MAX_MARKDOWN_NESTING,
+      });
     }
     throw error;
   }
