@@ -8,6 +8,12 @@ export const users = sqliteTable("users", {
   id: text("id").primaryKey(),
   email: text("email").notNull().unique(),
   name: text("name"),
+  /**
+   * Who the identity provider says this is, qualified by provider (`clerk:user_...`,
+   * `development:ada@example.com`): sign-in finds the user by it. Null for a user
+   * made by `npm run key` before first signing in.
+   */
+  externalId: text("external_id").unique(),
   createdAt: text("created_at").notNull().default(nowIso),
 });
 
@@ -24,12 +30,55 @@ export const apiKeys = sqliteTable(
     /** Shown in masked listings: the first characters and the last four. */
     displayPrefix: text("display_prefix").notNull(),
     displaySuffix: text("display_suffix").notNull(),
+    /** What the key may do, comma-separated: `read` (GET, HEAD), `write` (everything else). */
+    scopes: text("scopes").notNull().default("read,write"),
     createdAt: text("created_at").notNull().default(nowIso),
+    /** Written at most once a minute per key, after the response. */
     lastUsedAt: text("last_used_at"),
+    /** After this instant the key is refused; null: never expires. */
+    expiresAt: text("expires_at"),
     revokedAt: text("revoked_at"),
   },
-  (table) => [index("api_keys_user_idx").on(table.userId)],
+  (table) => [index("api_keys_user_idx").on(table.userId, table.createdAt)],
 );
+
+/**
+ * The payment provider's view of a customer's subscription, one record per
+ * customer, kept from its webhook events. `user_id` is null until the checkout
+ * that links the customer to a user has been seen (events may arrive in any order).
+ */
+export const subscriptions = sqliteTable("subscriptions", {
+  customerId: text("customer_id").primaryKey(),
+  userId: text("user_id")
+    .unique()
+    .references(() => users.id, { onDelete: "set null" }),
+  subscriptionId: text("subscription_id"),
+  /** Stripe's status: active, trialing, past_due, unpaid, canceled, incomplete, incomplete_expired, paused. */
+  status: text("status"),
+  priceId: text("price_id"),
+  /** The price's lookup key or nickname, else its id. */
+  plan: text("plan"),
+  currentPeriodEnd: text("current_period_end"),
+  cancelAtPeriodEnd: integer("cancel_at_period_end", { mode: "boolean" }).notNull().default(false),
+  /**
+   * When the provider produced the state held here (an event's `created`, Unix seconds):
+   * an event older than this changes nothing, so out-of-order delivery cannot go back in time.
+   */
+  stateAt: integer("state_at").notNull().default(0),
+  /**
+   * When the checkout that linked `user_id` to this customer happened (its event's `created`, Unix
+   * seconds); null: never linked. An older checkout never takes a link back from a newer one.
+   */
+  linkedAt: integer("linked_at"),
+  updatedAt: text("updated_at").notNull().default(nowIso),
+});
+
+/** Webhook events already applied, by the provider's event id: a redelivery changes nothing. */
+export const paymentEvents = sqliteTable("payment_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  receivedAt: text("received_at").notNull().default(nowIso),
+});
 
 /**
  * One table for editor blocks, pages, databases and database rows.
