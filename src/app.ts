@@ -8,12 +8,20 @@ import { findAllowedMethods } from "./lib/method-not-allowed";
 import { OutboundError } from "./lib/outbound";
 import { PAGINATION_HEADER_NAMES } from "./lib/pagination";
 import { validationHook } from "./openapi/validation";
+import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
+import { authRouter } from "./routes/auth/auth.index";
 import { blocksRouter } from "./routes/blocks/blocks.index";
 import { databaseViewsRouter } from "./routes/database-views/database-views.index";
 import { databasesRouter } from "./routes/databases/databases.index";
 import { registerDocumentation } from "./routes/documentation/documentation.index";
 import { pagesRouter } from "./routes/pages/pages.index";
 import { systemRouter } from "./routes/system/system.index";
+
+/**
+ * Hosts of a request served by `wrangler dev` on this machine. On Cloudflare a request's URL
+ * carries the hostname it was routed by, so a deployed Worker never sees these.
+ */
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** A caller's X-Request-Id is echoed when it looks like an id; anything else is replaced. */
 const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -47,6 +55,7 @@ export function createApp() {
         }
       },
       signal: c.req.raw.signal,
+      local: LOOPBACK_HOSTS.has(new URL(c.req.url).hostname),
     });
     c.set("ctx", ctx);
     await next();
@@ -62,6 +71,8 @@ export function createApp() {
   );
 
   app.route("/", systemRouter);
+  app.route("/", authRouter);
+  app.route("/", apiKeysRouter);
   app.route("/", blocksRouter);
   app.route("/", pagesRouter);
   app.route("/", databasesRouter);
@@ -83,7 +94,10 @@ export function createApp() {
     );
   });
 
-  app.onError((error, c) => {
+  app.onError((thrown, c) => {
+    // A refusal raised beneath the query builder (auth/key-liveness.ts) arrives wrapped as the
+    // failed query's cause.
+    const error = thrown.cause instanceof ApiError ? thrown.cause : thrown;
     if (error instanceof ApiError) {
       if (error.status === 401) c.header("WWW-Authenticate", 'Bearer realm="workspace-api"');
       return c.json(error.body, error.status);

@@ -1,8 +1,11 @@
 import type { MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
-import { type AppEnv, actingAs, type UserContext } from "../lib/context";
+import { type AppEnv, actingAs, type RequestContext, type UserContext, withD1 } from "../lib/context";
 import { authenticate } from "./credentials";
+import { guardKeyLiveness, type KeyLiveness, keyRefused } from "./key-liveness";
+import { noteKeyUsed } from "./key-usage";
 import { requireSession } from "./policies";
+import { type ApiKeyScope, requireScope } from "./scopes";
 
 /**
  * Who may call a route, declared with the route itself (see openapi/define-route.ts):
@@ -29,12 +32,41 @@ export interface AuthenticatedAppEnv {
   Variables: { ctx: UserContext; authSource: string };
 }
 
-function requireActor(kind: "user" | "session"): MiddlewareHandler<AuthenticatedAppEnv> {
+function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareHandler<AuthenticatedAppEnv> {
   return createMiddleware<AuthenticatedAppEnv>(async (c, next) => {
-    const actor = await authenticate(c.var.ctx, c.req.header("Authorization"), (source) => c.set("authSource", source));
-    if (kind === "session") requireSession(actor);
-    c.set("ctx", actingAs(c.var.ctx, actor));
+    const { actor, keyFromCache } = await authenticate(c.var.ctx, c.req.header("Authorization"), (source) =>
+      c.set("authSource", source),
+    );
+    // A remembered key: the request's first D1 call proves it is still live (auth/key-liveness.ts).
+    let liveness: KeyLiveness | undefined;
+    let ctx: RequestContext = c.var.ctx;
+    if (keyFromCache && actor.apiKeyId !== null) {
+      const keyId = actor.apiKeyId;
+      ctx = withD1(ctx, (d1) => {
+        const guarded = guardKeyLiveness(d1, keyId, ctx.now);
+        liveness = guarded.liveness;
+        return guarded.d1;
+      });
+    }
+    const confirmCaller = async () => {
+      if (liveness && !liveness.confirmed && !liveness.refused) await liveness.confirm();
+      if (liveness?.refused) throw keyRefused();
+    };
+    const userCtx = { ...actingAs(ctx, actor), confirmCaller };
+    try {
+      if (kind === "session") requireSession(actor);
+      requireScope(actor, scope);
+    } catch (refusal) {
+      // A dead key is a 401, not a 403 that would describe it.
+      await confirmCaller();
+      throw refusal;
+    }
+    c.set("ctx", userCtx);
     await next();
+    // A request that made no D1 call (or failed before its first) checks the key on its own,
+    // and a refusal the work swallowed still answers 401.
+    await confirmCaller();
+    if (actor.apiKeyId !== null) noteKeyUsed(userCtx, actor.apiKeyId);
   });
 }
 
@@ -42,10 +74,8 @@ const passThrough: MiddlewareHandler<AppEnv> = async (_c, next) => {
   await next();
 };
 
-/** The middleware that enforces each access kind. */
-export const ACCESS_MIDDLEWARE = {
-  open: passThrough,
-  signed: passThrough,
-  user: requireActor("user"),
-  session: requireActor("session"),
-} as const;
+/** The middleware that enforces an access kind, for a route that needs `scope` of an API key. */
+export function accessMiddleware(access: Access, scope: ApiKeyScope): MiddlewareHandler {
+  if (access === "user" || access === "session") return requireActor(access, scope) as MiddlewareHandler;
+  return passThrough as MiddlewareHandler;
+}

@@ -1,8 +1,12 @@
+import type { ApiKeyScope } from "./scopes";
+
 /**
- * Per-isolate memory of API-key lookups (key hash → owner and key id, or "no such key"),
- * so a caller's repeated requests skip the D1 lookup: one round trip instead
- * of two. Entries live KEY_CACHE_TTL_MS, so a revoked key can go on working
- * for at most that long in isolates that had just seen it.
+ * Per-isolate memory of API-key lookups (key hash → owner, key id and scopes, or
+ * "no such key"), so a caller's repeated requests skip the D1 lookup: one round
+ * trip instead of two. A remembered key is not trusted to be live: the request's
+ * first query checks that itself (auth/key-liveness.ts), so revoking or expiring a
+ * key takes effect at once everywhere. Only the facts that never change for a key
+ * are kept here.
  */
 export const KEY_CACHE_TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
@@ -11,6 +15,7 @@ const MAX_ENTRIES = 10_000;
 export interface KnownKey {
   userId: string;
   keyId: string;
+  scopes: readonly ApiKeyScope[];
 }
 
 interface Entry {

@@ -1,10 +1,11 @@
-import { and, eq, isNull } from "drizzle-orm";
-import { verify } from "hono/jwt";
+import { and, eq, gt, isNull, or } from "drizzle-orm";
 import { apiKeys } from "../db/schema";
 import type { Actor, RequestContext } from "../lib/context";
 import { unauthorized } from "../lib/errors";
 import { cachedKey, rememberKey } from "./api-key-cache";
 import { API_KEY_PREFIX, hashApiKey, isApiKeyFormat } from "./api-key-format";
+import { ALL_SCOPES, parseScopes } from "./scopes";
+import { verifySessionToken } from "./sessions";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const BARE_API_KEY = /^\s*(sr_\S+)\s*$/;
@@ -22,6 +23,15 @@ export function credentialOf(header: string | undefined): string | undefined {
 /** How a credential was checked, for `Server-Timing` (reported for refused credentials too). */
 export type CredentialSource = "api key from D1" | "api key from cache" | "session token";
 
+export interface Authenticated {
+  actor: Actor;
+  /**
+   * An API key remembered by this isolate and not read from D1 for this request:
+   * whether it is still live is for the request's own queries to check.
+   */
+  keyFromCache: boolean;
+}
+
 /**
  * Who the `Authorization` header says the caller is: an API key (looked up by
  * its SHA-256 hash: one D1 round trip, or none when this isolate remembers it)
@@ -31,43 +41,44 @@ export async function authenticate(
   ctx: RequestContext,
   header: string | undefined,
   noteSource: (source: CredentialSource) => void,
-): Promise<Actor> {
+): Promise<Authenticated> {
   const token = credentialOf(header);
   if (!token) throw unauthorized("Missing bearer credential in the Authorization header");
   if (token.startsWith(API_KEY_PREFIX)) return actorFromApiKey(ctx, token, noteSource);
   noteSource("session token");
-  return actorFromSession(ctx.env, token);
+  const userId = await verifySessionToken(ctx, token);
+  return { actor: { userId, via: "session", apiKeyId: null, scopes: ALL_SCOPES }, keyFromCache: false };
 }
 
 async function actorFromApiKey(
   ctx: RequestContext,
   token: string,
   noteSource: (source: CredentialSource) => void,
-): Promise<Actor> {
+): Promise<Authenticated> {
   if (!isApiKeyFormat(token)) throw unauthorized("Invalid API key");
   const keyHash = await hashApiKey(token);
   let key = cachedKey(keyHash);
-  noteSource(key === undefined ? "api key from D1" : "api key from cache");
+  const keyFromCache = key !== undefined;
+  noteSource(keyFromCache ? "api key from cache" : "api key from D1");
   if (key === undefined) {
     const row = await ctx.db
-      .select({ userId: apiKeys.userId, keyId: apiKeys.id })
+      .select({ userId: apiKeys.userId, keyId: apiKeys.id, scopes: apiKeys.scopes })
       .from(apiKeys)
-      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+      .where(
+        and(
+          eq(apiKeys.keyHash, keyHash),
+          isNull(apiKeys.revokedAt),
+          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, ctx.now().toISOString())),
+        ),
+      )
       .get();
-    key = row ?? null;
+    key = row ? { userId: row.userId, keyId: row.keyId, scopes: parseScopes(row.scopes) } : null;
+    // A dead key is remembered as unknown: it never comes back to life.
     rememberKey(keyHash, key);
   }
   if (key === null) throw unauthorized("Invalid API key");
-  return { userId: key.userId, via: "api_key", apiKeyId: key.keyId };
-}
-
-async function actorFromSession(env: Env, token: string): Promise<Actor> {
-  if (!env.SESSION_SECRET) throw unauthorized("Invalid credential");
-  try {
-    const payload = await verify(token, env.SESSION_SECRET, "HS256");
-    if (typeof payload.sub !== "string" || payload.sub === "") throw new Error("no subject");
-    return { userId: payload.sub, via: "session", apiKeyId: null };
-  } catch {
-    throw unauthorized("Invalid or expired session token");
-  }
+  return {
+    actor: { userId: key.userId, via: "api_key", apiKeyId: key.keyId, scopes: key.scopes },
+    keyFromCache,
+  };
 }

@@ -1,3 +1,4 @@
+import { ALL_SCOPES, type ApiKeyScope } from "../auth/scopes";
 import { createDatabase, type Database } from "../db/client";
 import { meterD1, type RoundTripMeter } from "../db/round-trips";
 
@@ -10,6 +11,8 @@ export interface Actor {
   via: AuthMethod;
   /** The API key's id when `via` is `api_key`, else null. */
   apiKeyId: string | null;
+  /** What the credential may do: an API key's scopes; sessions and the service itself may do all. */
+  scopes: readonly ApiKeyScope[];
 }
 
 /**
@@ -32,6 +35,15 @@ export interface RequestContext {
   requestId: string;
   /** Aborts when the client goes away (never, for background work): outbound calls follow it. */
   signal: AbortSignal;
+  /**
+   * Resolves once the caller's credential is known to be live (a remembered API key is
+   * otherwise checked by the request's first D1 call: auth/key-liveness.ts); a 401 if it
+   * is not. Work with effects outside D1 (third parties, R2, Durable Objects) awaits it
+   * first; the outbound helper does so itself.
+   */
+  confirmCaller(): Promise<void>;
+  /** The request reached this Worker on a loopback address (`wrangler dev` on this machine). */
+  local: boolean;
 }
 
 /** A context acting for an authenticated user: what user-facing services take. */
@@ -56,6 +68,7 @@ export interface ContextInput {
   waitUntil?: (promise: Promise<unknown>) => void;
   signal?: AbortSignal;
   now?: () => Date;
+  local?: boolean;
 }
 
 /** Builds a context; without a request it is background work: no client to abort, its own request id. */
@@ -70,6 +83,8 @@ export function createContext(input: ContextInput): RequestContext {
     now: input.now ?? (() => new Date()),
     requestId: input.requestId ?? crypto.randomUUID(),
     signal: input.signal ?? new AbortController().signal,
+    confirmCaller: async () => undefined,
+    local: input.local ?? false,
   };
 }
 
@@ -97,7 +112,22 @@ export const backgroundUserContext = (
   execution: { waitUntil(promise: Promise<unknown>): void },
   userId: string,
   options: { requestId?: string; now?: () => Date } = {},
-): UserContext => actingAs(backgroundContext(env, execution, options), { userId, via: "system", apiKeyId: null });
+): UserContext =>
+  actingAs(backgroundContext(env, execution, options), {
+    userId,
+    via: "system",
+    apiKeyId: null,
+    scopes: ALL_SCOPES,
+  });
+
+/**
+ * The same context with its D1 binding wrapped (under the round-trip meter's count):
+ * how a request's queries get a condition of the caller's credential (auth/key-liveness.ts).
+ */
+export const withD1 = (ctx: RequestContext, wrap: (d1: D1Database) => D1Database): RequestContext => ({
+  ...ctx,
+  db: createDatabase(wrap(meterD1(ctx.env.DB, ctx.meter))),
+});
 
 /** The same work acting for `actor`. */
 export const actingAs = (ctx: RequestContext, actor: Actor): UserContext => ({ ...ctx, actor });

@@ -60,15 +60,18 @@ export interface OutboundOptions extends Omit<RequestInit, "signal"> {
 /**
  * Calls a third party for the work of `ctx`: aborted when the client goes
  * away (`ctx.signal`) or after the timeout. Returns the response (its body
- * unread, to stream or parse); fails with OutboundError only.
+ * unread, to stream or parse); fails with OutboundError only (or the 401 of
+ * `ctx.confirmCaller`, before anything is sent).
  */
 export async function callThirdParty(
-  ctx: Pick<RequestContext, "signal">,
+  ctx: Pick<RequestContext, "signal" | "confirmCaller">,
   service: string,
   url: string | URL,
   options: OutboundOptions = {},
 ): Promise<Response> {
   const { timeoutMs = DEFAULT_OUTBOUND_TIMEOUT_MS, accept, ...init } = options;
+  // A third party is never called for a caller whose key was revoked a moment ago.
+  await ctx.confirmCaller();
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([ctx.signal, timeout]);
   let response: Response;

@@ -1,7 +1,8 @@
 import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { ACCESS_MIDDLEWARE, type Access, type AuthenticatedAppEnv, SECURITY } from "../auth/access";
+import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
+import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { ApiError, ErrorSchema, payloadTooLarge } from "../lib/errors";
 import { validationHook } from "./validation";
@@ -16,7 +17,9 @@ export const errorResponse = (description: string) => ({
 
 /** Error responses a route can declare besides the ones its access kind and shape already give it. */
 export const ERROR_RESPONSES = {
-  403: errorResponse("Refused: the caller may see this but not do this (`code` forbidden)"),
+  403: errorResponse(
+    "Refused (`code` forbidden): the caller may see this but not do this, or the API key lacks the scope this operation needs",
+  ),
   404: errorResponse("Something the request names is not found, or not visible to the caller (`code` not_found)"),
   409: errorResponse("Conflicts with the current state: a taken id or name, or a concurrent change (`code` conflict)"),
 } as const;
@@ -36,6 +39,11 @@ export interface RateLimitSpec {
 type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & {
   /** Who may call it: sets the contract's `security`, its error responses and the enforcing middleware. */
   access: Access;
+  /**
+   * The API-key scope it needs (`user` and `session` routes): by default `read` for
+   * GET and HEAD and `write` for the rest; a POST that only reads declares `read`.
+   */
+  scope?: ApiKeyScope;
   /** Every operation explains itself in the contract. */
   description: string;
   /** Largest accepted request body, in bytes (default 1 MiB). */
@@ -52,11 +60,12 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  * gives handlers, `c.var.ctx` as a UserContext for `user` and `session`);
  * at run time the body limit follows it.
  */
-export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit" | "rateLimit"> & {
+export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit" | "rateLimit" | "scope"> & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
 };
 
+const routeScope = (spec: RouteSpec): ApiKeyScope => spec.scope ?? scopeForMethod(spec.method);
 const hasBody = (spec: RouteSpec) => spec.request?.body !== undefined;
 const hasInput = (spec: RouteSpec) =>
   hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
@@ -76,6 +85,13 @@ function standardErrors(spec: RouteSpec) {
         }
       : {}),
     ...(spec.access === "session" ? { 403: errorResponse("Called with an API key: this needs an app session") } : {}),
+    ...(spec.access === "user"
+      ? {
+          403: errorResponse(
+            `The API key lacks the \`${routeScope(spec)}\` scope this operation needs (\`code\` forbidden), or the action is not allowed to the caller`,
+          ),
+        }
+      : {}),
     ...(authenticated && spec.path.includes("{")
       ? { 404: errorResponse("Not found, or not visible to the caller (`code` not_found)") }
       : {}),
@@ -127,12 +143,12 @@ function rateLimited(limit: RateLimitSpec): MiddlewareHandler<AppEnv> {
  * rate limit and its body limit. Authentication runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, ...config } = spec;
+  const { access, bodyLimit: limit, rateLimit, scope: _scope, ...config } = spec;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
   }
-  const middleware: MiddlewareHandler[] = [ACCESS_MIDDLEWARE[access] as MiddlewareHandler];
+  const middleware: MiddlewareHandler[] = [accessMiddleware(access, routeScope(spec))];
   if (rateLimit) middleware.push(rateLimited(rateLimit) as MiddlewareHandler);
   if (hasBody(spec)) {
     const maxSize = limit ?? DEFAULT_BODY_LIMIT_BYTES;

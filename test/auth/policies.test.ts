@@ -9,8 +9,8 @@ import {
 import type { Actor } from "../../src/lib/context";
 import { ApiError } from "../../src/lib/errors";
 
-const viaKey: Actor = { userId: "u1", via: "api_key", apiKeyId: "k1" };
-const viaSession: Actor = { userId: "u1", via: "session", apiKeyId: null };
+const viaKey: Actor = { userId: "u1", via: "api_key", apiKeyId: "k1", scopes: ["read", "write"] };
+const viaSession: Actor = { userId: "u1", via: "session", apiKeyId: null, scopes: ["read", "write"] };
 
 function refusal(check: () => void): ApiError {
   try {

@@ -17,7 +17,7 @@ describe("a context without a request (Cron, Durable Object alarms, queues)", ()
     const query = { limit: 10, offset: 0, archived: false, inTrash: false, sortOrder: "desc" } as const;
 
     const asOwner = backgroundUserContext(env, execution, owner.id);
-    expect(asOwner.actor).toEqual({ userId: owner.id, via: "system", apiKeyId: null });
+    expect(asOwner.actor).toEqual({ userId: owner.id, via: "system", apiKeyId: null, scopes: ["read", "write"] });
     expect((await listBlocks(asOwner, query)).items.map((block) => block.id)).toEqual([page.id]);
 
     const asStranger = backgroundUserContext(env, execution, stranger.id);

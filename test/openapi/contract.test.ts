@@ -42,7 +42,11 @@ describe("OpenAPI contract", () => {
     for (const { path, method, op } of v1) {
       const where = `${method.toUpperCase()} ${path}`;
       expect(op.operationId, where).toBeTruthy();
-      expect(op.security, where).toEqual([{ apiKeyAuth: [] }, { bearerAuth: [] }]);
+      // API-key management takes an app session only; everything else either credential.
+      const security = path.startsWith("/api/v1/api-keys")
+        ? [{ bearerAuth: [] }]
+        : [{ apiKeyAuth: [] }, { bearerAuth: [] }];
+      expect(op.security, where).toEqual(security);
       const success = Object.entries(op.responses).find(([status]) => status.startsWith("2"));
       const successSchemas = Object.values(success?.[1].content ?? {}).map((media) => media.schema);
       expect(successSchemas.length, where).toBeGreaterThan(0);

@@ -114,6 +114,8 @@ export const queryRows = defineRoute({
   path: `${base}/query`,
   tags,
   access: "user",
+  // Only reads: a read-only API key may query.
+  scope: "read",
   summary: "Filter and sort a database's rows",
   description:
     "One page of a database's active rows matching every filter (AND), sorted by `sorts` then by row position. Properties are named by id or display name; operators per type are listed on `filters`. Multi-select matches exact options, never substrings; dates compare as instants (date-only bounds as whole days). Paginated like every listing: `limit` (default 50; above 100 lowered to 100), `offset`, and the pagination headers.",

@@ -1,0 +1,65 @@
+import { sql } from "drizzle-orm";
+import { type ConfirmedIdentity, identityProviderFor } from "../../auth/identity";
+import { issueSessionToken, sessionSecret } from "../../auth/sessions";
+import type { RequestContext } from "../../lib/context";
+import { ApiError, conflict } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { OutboundError } from "../../lib/outbound";
+
+export interface SignedInUser {
+  id: string;
+  email: string;
+  name: string | null;
+}
+
+export interface SessionData {
+  token: string;
+  expires_at: string;
+  user: SignedInUser;
+}
+
+/**
+ * The user an identity belongs to, found by the provider's id or created, in one
+ * statement. A known user's email follows the provider's unless another account
+ * holds that email (then it stays as it was). A user with that email and no
+ * provider id yet (made by `npm run key`) is linked to it; an email already
+ * linked to another identity is a 409.
+ */
+async function findOrCreateUser(ctx: RequestContext, identity: ConfirmedIdentity): Promise<SignedInUser> {
+  const row = await ctx.db.get<SignedInUser | undefined>(sql`
+    INSERT INTO users (id, external_id, email, name)
+    VALUES (${newId()}, ${identity.externalId}, ${identity.email}, ${identity.name})
+    ON CONFLICT (external_id) DO UPDATE SET
+      email = CASE
+        WHEN EXISTS (SELECT 1 FROM users other WHERE other.email = excluded.email AND other.id <> users.id)
+        THEN users.email ELSE excluded.email END,
+      name = coalesce(excluded.name, users.name)
+    ON CONFLICT (email) DO UPDATE SET external_id = excluded.external_id, name = coalesce(users.name, excluded.name)
+      WHERE users.external_id IS NULL
+    RETURNING id, email, name`);
+  if (!row) {
+    throw conflict("This email address already belongs to an account signed in another way", {
+      email: identity.email,
+    });
+  }
+  return row;
+}
+
+/** `/auth/complete`: the provider confirms its session id, and the caller gets an app session. */
+export async function completeSignIn(ctx: RequestContext, sessionId: string): Promise<SessionData> {
+  // Both checked before anything is asked or written: a server that cannot issue a session says so.
+  sessionSecret(ctx);
+  const provider = identityProviderFor(ctx);
+  let identity: ConfirmedIdentity;
+  try {
+    identity = await provider.confirm(ctx, sessionId);
+  } catch (error) {
+    if (!(error instanceof OutboundError)) throw error;
+    // Logged with what happened; the caller learns nothing of the provider's answer.
+    console.error(JSON.stringify({ level: "error", request_id: ctx.requestId, error: error.message }));
+    throw new ApiError("upstream_failed", "Sign-in could not be completed: the identity provider could not be reached");
+  }
+  const user = await findOrCreateUser(ctx, identity);
+  const session = await issueSessionToken(ctx, user.id, ctx.now());
+  return { token: session.token, expires_at: session.expiresAt, user };
+}
