@@ -15,6 +15,9 @@ export default defineConfig(async () => {
           bindings: {
             TEST_MIGRATIONS: migrations,
             SESSION_SECRET: "test-session-secret",
+            // Stripe is faked at the fetch boundary (test/helpers/third-party.ts); these only have to be set.
+            STRIPE_SECRET_KEY: "sk_test_workspace_api_tests",
+            STRIPE_WEBHOOK_SECRET: "whsec_workspace_api_tests",
             ENVIRONMENT: "test",
             ...fuzz,
           },

@@ -14,7 +14,9 @@ import { blocksRouter } from "./routes/blocks/blocks.index";
 import { databaseViewsRouter } from "./routes/database-views/database-views.index";
 import { databasesRouter } from "./routes/databases/databases.index";
 import { registerDocumentation } from "./routes/documentation/documentation.index";
+import { meRouter } from "./routes/me/me.index";
 import { pagesRouter } from "./routes/pages/pages.index";
+import { paymentsRouter } from "./routes/payments/payments.index";
 import { systemRouter } from "./routes/system/system.index";
 
 /**
@@ -77,6 +79,8 @@ export function createApp() {
   app.route("/", pagesRouter);
   app.route("/", databasesRouter);
   app.route("/", databaseViewsRouter);
+  app.route("/", paymentsRouter);
+  app.route("/", meRouter);
   registerDocumentation(app);
 
   app.notFound((c) => {

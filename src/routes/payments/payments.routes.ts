@@ -1,0 +1,44 @@
+import { defineRoute, errorResponse } from "../../openapi/define-route";
+import { jsonBody, jsonContent } from "../../openapi/responses";
+import { SubscriptionSchema } from "../../schemas/subscriptions";
+import { CancelSubscriptionBody, StripeEventBody, WebhookHeaders, WebhookReceiptSchema } from "./payments.schemas";
+
+const tags = ["Payments"];
+const notConfigured = errorResponse(
+  "Payments are not configured on this server (`code` unavailable; `details.setting` names the missing secret)",
+);
+
+export const webhook = defineRoute({
+  operationId: "receivePaymentWebhook",
+  method: "post",
+  path: "/payments/webhook",
+  tags,
+  access: "signed",
+  summary: "Stripe webhook (signed)",
+  description:
+    "Receives Stripe events. Needs no credential: the `Stripe-Signature` header is verified over the raw body with the endpoint's signing secret, and a missing, malformed, non-matching or more than 300-second-old signature is a 400 (`details.reason`). Each event id takes effect once (a redelivery answers 200 with `duplicate: true` and changes nothing), and a state older than the one stored never replaces it. Acted on: `checkout.session.completed` (links the customer to the user in `client_reference_id` or `metadata.user_id`), `customer.subscription.created|updated|deleted`, `invoice.paid`, `invoice.payment_failed`; other types are acknowledged with 200.",
+  request: { headers: WebhookHeaders, body: jsonBody(StripeEventBody) },
+  responses: {
+    200: jsonContent(WebhookReceiptSchema, "Received (applied now, before, or not a handled type)"),
+    503: notConfigured,
+  },
+});
+
+export const cancel = defineRoute({
+  operationId: "cancelSubscription",
+  method: "post",
+  path: "/payments/cancel-subscription",
+  tags,
+  access: "user",
+  summary: "Cancel the caller's subscription",
+  description:
+    "Cancels the caller's subscription through Stripe: at the end of the paid period by default, or at once with `{\"at_period_end\": false}`. The body is optional. Answers the subscription's new state (also stored). 400 when the caller has no active subscription; 500 `upstream_failed` when Stripe fails, without Stripe's message.",
+  request: { body: jsonBody(CancelSubscriptionBody, false) },
+  responses: {
+    200: jsonContent(SubscriptionSchema, "The subscription's new state"),
+    500: errorResponse(
+      "Stripe failed or could not be reached (`code` upstream_failed), or an unexpected failure (`code` internal); X-Request-Id identifies it",
+    ),
+    503: notConfigured,
+  },
+});

@@ -1,0 +1,155 @@
+/**
+ * Stripe, through the `stripe` package: its API client with a fetch that goes through
+ * lib/outbound.ts (timeout, the client's abort signal, failures that never carry a URL, key or
+ * Stripe body; tests fake Stripe at that fetch), and webhook signature verification.
+ */
+import Stripe from "stripe";
+import type { RequestContext } from "../../lib/context";
+import { ApiError, badRequest } from "../../lib/errors";
+import { callThirdParty, OutboundError } from "../../lib/outbound";
+
+/**
+ * The API version of requests the service makes: the one `stripe` 23.1 is typed for. Pinned
+ * here rather than taken from the package, so a package upgrade that moves it fails to compile
+ * until someone reads Stripe's changelog. Webhook events come in the version of their endpoint
+ * (set in Stripe's dashboard), which may differ: see stripe-objects.ts.
+ */
+export const STRIPE_API_VERSION = "2026-10-28.endive";
+
+/** Stripe's `Stripe-Signature` timestamps older than this are refused (Stripe's own default). */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/** Each call to Stripe's API, per attempt. */
+const STRIPE_TIMEOUT_MS = 10_000;
+/** One retry (with the idempotency key the package adds to every POST) after a network failure or a 5xx. */
+const STRIPE_RETRIES = 1;
+
+const cryptoProvider = Stripe.createSubtleCryptoProvider();
+
+const notConfigured = (setting: "STRIPE_SECRET_KEY" | "STRIPE_WEBHOOK_SECRET") =>
+  new ApiError("unavailable", "Payments are not configured on this server", { setting });
+
+/** 503 `unavailable` unless STRIPE_SECRET_KEY is set: what a caller learns before anything else. */
+export function requireStripeKey(ctx: RequestContext): string {
+  const key = ctx.env.STRIPE_SECRET_KEY;
+  if (!key) throw notConfigured("STRIPE_SECRET_KEY");
+  return key;
+}
+
+/**
+ * Calls Stripe's API with a client made for this request. Any failure of Stripe (an error
+ * answer, a timeout, an unreachable network) is an OutboundError naming only the service and
+ * the status: the error handler answers 500 `upstream_failed` without Stripe's message, URL or
+ * request id, which are logged here with the request id instead.
+ */
+export async function callStripe<T>(ctx: RequestContext, call: (stripe: Stripe) => Promise<T>): Promise<T> {
+  const key = requireStripeKey(ctx);
+  // A caller refused now (a key revoked a moment ago) is a 401 here, not a failure Stripe wraps.
+  await ctx.confirmCaller();
+  const failures: OutboundError[] = [];
+  let refusal: ApiError | undefined;
+  const fetchThroughOutbound = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const { signal: stripeSignal, ...options } = init ?? {};
+    // Stripe's own timeout signal (longer than ours) and the client's, whichever comes first.
+    const signal = stripeSignal ? AbortSignal.any([ctx.signal, stripeSignal]) : ctx.signal;
+    const url = input instanceof Request ? input.url : input;
+    try {
+      return await callThirdParty({ signal, confirmCaller: ctx.confirmCaller }, "stripe", url, {
+        ...options,
+        timeoutMs: STRIPE_TIMEOUT_MS,
+      });
+    } catch (error) {
+      if (error instanceof OutboundError) failures.push(error);
+      if (error instanceof ApiError) refusal = error;
+      throw error;
+    }
+  };
+  const stripe = new Stripe(key, {
+    apiVersion: STRIPE_API_VERSION,
+    httpClient: Stripe.createFetchHttpClient(fetchThroughOutbound as typeof fetch),
+    maxNetworkRetries: STRIPE_RETRIES,
+    timeout: STRIPE_TIMEOUT_MS * 2,
+    telemetry: false,
+  });
+  try {
+    return await call(stripe);
+  } catch (error) {
+    if (refusal) throw refusal;
+    if (!(error instanceof Stripe.errors.StripeError) && failures.length === 0) throw error;
+    const failure =
+      error instanceof Stripe.errors.StripeError && typeof error.statusCode === "number"
+        ? new OutboundError("stripe", "status", error.statusCode)
+        : (failures.at(-1) ?? new OutboundError("stripe", "network"));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        request_id: ctx.requestId,
+        service: "stripe",
+        failure: failure.failure,
+        status: failure.status,
+        stripe_request_id: error instanceof Stripe.errors.StripeError ? error.requestId : undefined,
+        stripe_error_type: error instanceof Stripe.errors.StripeError ? error.type : undefined,
+        stripe_error_code: error instanceof Stripe.errors.StripeError ? error.code : undefined,
+      }),
+    );
+    throw failure;
+  }
+}
+
+/**
+ * When Stripe answered (its `Date` header, Unix seconds; our clock if it sent none): the instant
+ * of the state it returned, on the clock its events' `created` come from.
+ */
+export function answeredAt(answer: { lastResponse?: { headers?: unknown } }, fallback: Date): number {
+  // The fetch client's `lastResponse` is the Response itself (typed as a plain record of headers).
+  const headers = answer.lastResponse?.headers;
+  const value =
+    headers instanceof Headers ? headers.get("date") : (headers as Record<string, string> | undefined)?.date;
+  const date = Date.parse(value ?? "");
+  return Math.floor((Number.isNaN(date) ? fallback.getTime() : date) / 1000);
+}
+
+type SignatureProblem = "missing" | "malformed" | "expired" | "mismatch";
+const invalidSignature = (reason: SignatureProblem) =>
+  badRequest("Invalid webhook signature", { header: "Stripe-Signature", reason });
+
+/** The `t=` of a `Stripe-Signature` header that has one and at least one `v1=` signature, else null. */
+function signedAt(header: string): number | null {
+  let timestamp: number | null = null;
+  let signatures = 0;
+  for (const part of header.split(",")) {
+    const [name, value = ""] = part.trim().split("=", 2);
+    if (name === "t" && /^\d{1,12}$/.test(value)) timestamp = Number(value);
+    if (name === "v1" && value !== "") signatures++;
+  }
+  return signatures > 0 ? timestamp : null;
+}
+
+/**
+ * The event a webhook request carries, once its `Stripe-Signature` header is verified over the
+ * raw body with STRIPE_WEBHOOK_SECRET (`constructEventAsync`, Web Crypto). 400 when the header
+ * is missing, malformed, older than the tolerance, or does not match; 503 when no secret is set.
+ */
+export async function verifiedEvent(ctx: RequestContext, rawBody: string, header: string | undefined) {
+  const secret = ctx.env.STRIPE_WEBHOOK_SECRET;
+  if (!secret) throw notConfigured("STRIPE_WEBHOOK_SECRET");
+  if (!header?.trim()) throw invalidSignature("missing");
+  const timestamp = signedAt(header);
+  if (timestamp === null) throw invalidSignature("malformed");
+  const receivedAt = ctx.now().getTime();
+  if (Math.floor(receivedAt / 1000) - timestamp > SIGNATURE_TOLERANCE_SECONDS) throw invalidSignature("expired");
+  try {
+    return await Stripe.webhooks.constructEventAsync(
+      rawBody,
+      header,
+      secret,
+      SIGNATURE_TOLERANCE_SECONDS,
+      cryptoProvider,
+      receivedAt,
+    );
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw invalidSignature("mismatch");
+    // Signed, but not an event this endpoint takes (a thin event, a body that is not JSON).
+    throw badRequest("The webhook body is not a Stripe snapshot event");
+  }
+}

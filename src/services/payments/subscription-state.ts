@@ -1,0 +1,152 @@
+/**
+ * The per-customer subscription record (table `subscriptions`), written only by conditional
+ * statements: each holds its own rule of precedence in SQL, so concurrent and out-of-order
+ * writers never need a read first.
+ *
+ * Precedence of subscription states: a state produced later by Stripe (`state_at`, the event's
+ * `created`, Unix seconds) replaces an earlier one; an earlier one changes nothing. Within the
+ * same second, a state of the same subscription replaces the stored one unless it goes back in
+ * its life (incomplete → live → ended). A record holding a live subscription is replaced by
+ * another subscription of the customer only when that one is live too, so an old subscription's
+ * late cancellation never hides the customer's new one.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import { ENDED_STATUSES, FREE_PLAN, isLive, LIVE_STATUSES, type Subscription } from "../../schemas/subscriptions";
+import type { SubscriptionState } from "./stripe-objects";
+
+const list = (values: readonly string[]) =>
+  sql.join(
+    values.map((value) => sql`${value}`),
+    sql`, `,
+  );
+
+/** Where a status is in a subscription's life: incomplete 0, live or paused 1, ended 2. */
+const lifeStage = (status: SQL) =>
+  sql`(CASE WHEN ${status} = 'incomplete' THEN 0 WHEN ${status} IN (${list(ENDED_STATUSES)}) THEN 2 ELSE 1 END)`;
+
+/** A statement of a webhook event applies only while the event has not been applied; null: not from an event. */
+const eventIsNew = (eventId: string | null) =>
+  eventId === null ? sql`1` : sql`NOT EXISTS (SELECT 1 FROM payment_events WHERE id = ${eventId})`;
+
+/**
+ * Stores a subscription's state under its customer (creating the record, not yet linked to a
+ * user, when the customer is new), unless the stored state takes precedence (see above).
+ */
+export function writeSubscriptionState(
+  state: SubscriptionState,
+  stateAt: number,
+  now: Date,
+  eventId: string | null,
+): SQL {
+  return sql`
+    INSERT INTO subscriptions (customer_id, subscription_id, status, price_id, plan, current_period_end,
+      cancel_at_period_end, state_at, updated_at)
+    SELECT ${state.customerId}, ${state.subscriptionId}, ${state.status}, ${state.priceId}, ${state.plan},
+      ${state.currentPeriodEnd}, ${state.cancelAtPeriodEnd ? 1 : 0}, ${stateAt}, ${now.toISOString()}
+    WHERE ${eventIsNew(eventId)}
+    ON CONFLICT (customer_id) DO UPDATE SET
+      subscription_id = excluded.subscription_id, status = excluded.status, price_id = excluded.price_id,
+      plan = excluded.plan, current_period_end = excluded.current_period_end,
+      cancel_at_period_end = excluded.cancel_at_period_end, state_at = excluded.state_at,
+      updated_at = excluded.updated_at
+    WHERE (excluded.state_at > subscriptions.state_at
+        OR (excluded.state_at = subscriptions.state_at
+          AND (subscriptions.subscription_id IS NOT excluded.subscription_id
+            OR ${lifeStage(sql.raw("excluded.status"))} >= ${lifeStage(sql.raw("subscriptions.status"))})))
+      AND (subscriptions.subscription_id IS NULL OR subscriptions.subscription_id = excluded.subscription_id
+        OR excluded.status IN (${list(LIVE_STATUSES)})
+        OR COALESCE(subscriptions.status, '') NOT IN (${list(LIVE_STATUSES)}))`;
+}
+
+/** What a paid or failed invoice does to its subscription's status, from which statuses. */
+const INVOICE_OUTCOMES = {
+  paid: { from: ["incomplete", "past_due", "unpaid"], to: "active" },
+  payment_failed: { from: ["active", "trialing"], to: "past_due" },
+} as const;
+
+/**
+ * A paid or failed invoice moves its subscription's status (a renewal that changes nothing
+ * writes nothing, so it never outranks the subscription events around it). Only a stored,
+ * not-ended subscription is moved, and only when the invoice is not older than its state.
+ */
+export function writeInvoiceOutcome(
+  invoice: { customerId: string; subscriptionId: string },
+  outcome: keyof typeof INVOICE_OUTCOMES,
+  stateAt: number,
+  now: Date,
+  eventId: string,
+): SQL {
+  const { from, to } = INVOICE_OUTCOMES[outcome];
+  return sql`
+    UPDATE subscriptions SET status = ${to}, state_at = ${stateAt}, updated_at = ${now.toISOString()}
+    WHERE customer_id = ${invoice.customerId} AND subscription_id = ${invoice.subscriptionId}
+      AND status IN (${list(from)}) AND state_at <= ${stateAt} AND ${eventIsNew(eventId)}`;
+}
+
+/**
+ * Links a customer to a user, as of a checkout at `linkedAt` (Unix seconds): the user's link to
+ * any other customer made no later is dropped (`user_id` is unique: one record per user), then
+ * the customer's record (created when new) takes the user unless it was linked later still. An
+ * unknown user changes nothing. Two statements, for one batch.
+ */
+export function linkCustomer(
+  link: { customerId: string; userId: string },
+  linkedAt: number,
+  now: Date,
+  eventId: string,
+): SQL[] {
+  const applies = sql`${eventIsNew(eventId)} AND EXISTS (SELECT 1 FROM users WHERE id = ${link.userId})`;
+  return [
+    sql`
+      UPDATE subscriptions SET user_id = NULL, updated_at = ${now.toISOString()}
+      WHERE user_id = ${link.userId} AND customer_id <> ${link.customerId}
+        AND COALESCE(linked_at, 0) <= ${linkedAt} AND ${applies}`,
+    sql`
+      INSERT INTO subscriptions (customer_id, user_id, linked_at, updated_at)
+      SELECT ${link.customerId}, ${link.userId}, ${linkedAt}, ${now.toISOString()}
+      WHERE ${applies}
+        AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE user_id = ${link.userId} AND customer_id <> ${link.customerId})
+      ON CONFLICT (customer_id) DO UPDATE SET
+        user_id = excluded.user_id, linked_at = excluded.linked_at, updated_at = excluded.updated_at
+      WHERE COALESCE(subscriptions.linked_at, 0) <= excluded.linked_at`,
+  ];
+}
+
+/** The stored record's columns a caller sees. */
+export interface SubscriptionRecord {
+  customer_id: string | null;
+  subscription_id: string | null;
+  status: string | null;
+  price_id: string | null;
+  plan: string | null;
+  current_period_end: string | null;
+  cancel_at_period_end: number | null;
+}
+
+/** The record as the API shows it; null while it holds no subscription (only a link). */
+export function presentSubscription(record: SubscriptionRecord | undefined): Subscription | null {
+  if (!record?.customer_id || !record.subscription_id || !record.status) return null;
+  return {
+    customer_id: record.customer_id,
+    subscription_id: record.subscription_id,
+    status: record.status,
+    plan: record.plan,
+    price_id: record.price_id,
+    current_period_end: record.current_period_end,
+    cancel_at_period_end: record.cancel_at_period_end === 1,
+  };
+}
+
+export const presentState = (state: SubscriptionState): Subscription => ({
+  customer_id: state.customerId,
+  subscription_id: state.subscriptionId,
+  status: state.status,
+  plan: state.plan,
+  price_id: state.priceId,
+  current_period_end: state.currentPeriodEnd,
+  cancel_at_period_end: state.cancelAtPeriodEnd,
+});
+
+/** The plan a subscription grants: its own while live, else the free plan. */
+export const planOf = (subscription: Subscription | null): string =>
+  subscription && isLive(subscription.status) ? (subscription.plan ?? subscription.price_id ?? "paid") : FREE_PLAN;

@@ -1,0 +1,222 @@
+import { describe, expect, it } from "vitest";
+import { api, createUser } from "../helpers/api";
+import {
+  checkoutEvent,
+  deliver,
+  deliverOk,
+  invoiceEvent,
+  iso,
+  ME,
+  nowSeconds,
+  storedSubscription,
+  subscriptionEvent,
+  unique,
+} from "../helpers/payments";
+
+const ids = () => ({ customer: unique("cus"), id: unique("sub") });
+
+describe("out-of-order subscription events", () => {
+  it("an older event delivered after a newer one changes nothing", async () => {
+    const sub = ids();
+    const t1 = nowSeconds() - 100;
+    const t2 = t1 + 50;
+    await deliverOk(
+      subscriptionEvent("updated", t2, { ...sub, status: "active", cancelAtPeriodEnd: true, periodEnd: t2 + 1000 }),
+    );
+    const late = await deliver(
+      subscriptionEvent("created", t1, { ...sub, status: "incomplete", periodEnd: t1 + 1000 }),
+    );
+    expect(late.status).toBe(200);
+    expect(late.body.duplicate).toBe(false);
+    expect(await storedSubscription(sub.customer)).toMatchObject({
+      status: "active",
+      cancel_at_period_end: 1,
+      current_period_end: iso(t2 + 1000),
+      state_at: t2,
+    });
+  });
+
+  it("a newer event replaces an older one", async () => {
+    const sub = ids();
+    const t1 = nowSeconds() - 100;
+    await deliverOk(subscriptionEvent("created", t1, { ...sub, status: "incomplete" }));
+    await deliverOk(
+      subscriptionEvent("updated", t1 + 5, { ...sub, status: "active", priceId: "price_team", lookupKey: "team" }),
+    );
+    expect(await storedSubscription(sub.customer)).toMatchObject({
+      status: "active",
+      price_id: "price_team",
+      plan: "team",
+      state_at: t1 + 5,
+    });
+  });
+
+  it("within one second, a state never goes back in the subscription's life", async () => {
+    const t = nowSeconds() - 30;
+    // incomplete then active, delivered in order and in reverse: active either way.
+    const inOrder = ids();
+    await deliverOk(subscriptionEvent("created", t, { ...inOrder, status: "incomplete" }));
+    await deliverOk(subscriptionEvent("updated", t, { ...inOrder, status: "active" }));
+    expect((await storedSubscription(inOrder.customer))?.status).toBe("active");
+
+    const reversed = ids();
+    await deliverOk(subscriptionEvent("updated", t, { ...reversed, status: "active" }));
+    await deliverOk(subscriptionEvent("created", t, { ...reversed, status: "incomplete" }));
+    expect((await storedSubscription(reversed.customer))?.status).toBe("active");
+
+    // deleted then updated in the same second: stays canceled.
+    const ended = ids();
+    await deliverOk(subscriptionEvent("deleted", t, { ...ended, status: "canceled" }));
+    await deliverOk(subscriptionEvent("updated", t, { ...ended, status: "active" }));
+    expect((await storedSubscription(ended.customer))?.status).toBe("canceled");
+  });
+
+  it("a later deletion of the customer's old subscription does not hide their new live one", async () => {
+    const customer = unique("cus");
+    const [oldSub, newSub] = [unique("sub"), unique("sub")];
+    const t = nowSeconds() - 100;
+    await deliverOk(subscriptionEvent("created", t, { id: oldSub, customer, status: "active" }));
+    await deliverOk(
+      subscriptionEvent("created", t + 10, { id: newSub, customer, status: "active", lookupKey: "team" }),
+    );
+    await deliverOk(subscriptionEvent("deleted", t + 20, { id: oldSub, customer, status: "canceled" }));
+    expect(await storedSubscription(customer)).toMatchObject({
+      subscription_id: newSub,
+      status: "active",
+      plan: "team",
+    });
+
+    // Once the new one ends too, a later subscription of the customer takes the record.
+    await deliverOk(subscriptionEvent("deleted", t + 30, { id: newSub, customer, status: "canceled" }));
+    const third = unique("sub");
+    await deliverOk(subscriptionEvent("created", t + 40, { id: third, customer, status: "incomplete" }));
+    expect(await storedSubscription(customer)).toMatchObject({ subscription_id: third, status: "incomplete" });
+  });
+});
+
+describe("invoices", () => {
+  async function subscription(status: string, at: number) {
+    const sub = ids();
+    await deliverOk(subscriptionEvent("updated", at, { ...sub, status }));
+    return sub;
+  }
+
+  it("invoice.paid makes a past_due subscription active (recent shape: parent.subscription_details)", async () => {
+    const t = nowSeconds() - 100;
+    const sub = await subscription("past_due", t);
+    await deliverOk(invoiceEvent("paid", t + 10, { customer: sub.customer, subscription: sub.id }));
+    expect(await storedSubscription(sub.customer)).toMatchObject({ status: "active", state_at: t + 10 });
+  });
+
+  it("invoice.payment_failed makes an active subscription past_due (older shape: invoice.subscription)", async () => {
+    const t = nowSeconds() - 100;
+    const sub = await subscription("active", t);
+    await deliverOk(
+      invoiceEvent("payment_failed", t + 10, { customer: sub.customer, subscription: sub.id, shape: "legacy" }),
+    );
+    expect(await storedSubscription(sub.customer)).toMatchObject({ status: "past_due", state_at: t + 10 });
+  });
+
+  it("never brings back a canceled subscription, however new the invoice", async () => {
+    const t = nowSeconds() - 100;
+    const sub = await subscription("canceled", t);
+    for (const outcome of ["paid", "payment_failed"] as const) {
+      await deliverOk(invoiceEvent(outcome, t + 50, { customer: sub.customer, subscription: sub.id }));
+    }
+    expect(await storedSubscription(sub.customer)).toMatchObject({ status: "canceled", state_at: t });
+  });
+
+  it("an invoice older than the stored state changes nothing", async () => {
+    const t = nowSeconds() - 100;
+    const sub = await subscription("active", t);
+    await deliverOk(invoiceEvent("payment_failed", t - 10, { customer: sub.customer, subscription: sub.id }));
+    expect(await storedSubscription(sub.customer)).toMatchObject({ status: "active", state_at: t });
+  });
+
+  it("a subscription event older than an invoice that changed the status changes nothing", async () => {
+    const t = nowSeconds() - 100;
+    const sub = await subscription("past_due", t);
+    await deliverOk(invoiceEvent("paid", t + 20, { customer: sub.customer, subscription: sub.id }));
+    await deliverOk(subscriptionEvent("updated", t + 10, { ...sub, status: "past_due" }));
+    expect((await storedSubscription(sub.customer))?.status).toBe("active");
+  });
+
+  it("an invoice of another subscription, or of nobody known, changes nothing", async () => {
+    const t = nowSeconds() - 100;
+    const sub = await subscription("active", t);
+    await deliverOk(invoiceEvent("payment_failed", t + 10, { customer: sub.customer, subscription: unique("sub") }));
+    expect((await storedSubscription(sub.customer))?.status).toBe("active");
+    const stranger = unique("cus");
+    const res = await deliver(invoiceEvent("paid", t + 10, { customer: stranger, subscription: unique("sub") }));
+    expect(res.status).toBe(200);
+    expect(await storedSubscription(stranger)).toBeNull();
+  });
+});
+
+describe("checkout links customers to users", () => {
+  it("a subscription seen before its checkout is kept by customer, and linked when the checkout comes", async () => {
+    const user = await createUser();
+    const sub = ids();
+    const t = nowSeconds() - 60;
+    await deliverOk(subscriptionEvent("created", t + 1, { ...sub, status: "active", lookupKey: "pro_yearly" }));
+    expect(await storedSubscription(sub.customer)).toMatchObject({ user_id: null, status: "active" });
+    expect((await api<{ plan: string }>(ME, { auth: user })).body.plan).toBe("free");
+
+    await deliverOk(checkoutEvent(t, { customer: sub.customer, userId: user.id, subscription: sub.id }));
+    expect(await storedSubscription(sub.customer)).toMatchObject({
+      user_id: user.id,
+      linked_at: t,
+      status: "active",
+      state_at: t + 1,
+    });
+    expect((await api<{ plan: string }>(ME, { auth: user })).body.plan).toBe("pro_yearly");
+  });
+
+  it("takes the user from metadata.user_id when there is no client_reference_id", async () => {
+    const user = await createUser();
+    const customer = unique("cus");
+    await deliverOk(checkoutEvent(nowSeconds(), { customer, metadataUserId: user.id }));
+    expect((await storedSubscription(customer))?.user_id).toBe(user.id);
+  });
+
+  it("ignores an unknown user id and a checkout without customer or user", async () => {
+    const customer = unique("cus");
+    const unknown = await deliver(checkoutEvent(nowSeconds(), { customer, userId: crypto.randomUUID() }));
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toMatchObject({ handled: true, duplicate: false });
+    expect(await storedSubscription(customer)).toBeNull();
+
+    const user = await createUser();
+    expect((await deliver(checkoutEvent(nowSeconds(), { customer: null, userId: user.id }))).status).toBe(200);
+    expect((await deliver(checkoutEvent(nowSeconds(), { customer }))).status).toBe(200);
+    expect(await storedSubscription(customer)).toBeNull();
+  });
+
+  it("a user re-linked to a newer customer moves there; a late older checkout does not take them back", async () => {
+    const user = await createUser();
+    const [first, second] = [ids(), ids()];
+    const t = nowSeconds() - 100;
+    await deliverOk(checkoutEvent(t, { customer: first.customer, userId: user.id }));
+    await deliverOk(subscriptionEvent("created", t, { ...first, status: "canceled" }));
+    await deliverOk(checkoutEvent(t + 20, { customer: second.customer, userId: user.id }));
+    await deliverOk(subscriptionEvent("created", t + 20, { ...second, status: "active", lookupKey: "team" }));
+    expect((await storedSubscription(first.customer))?.user_id).toBeNull();
+    expect((await storedSubscription(second.customer))?.user_id).toBe(user.id);
+
+    // A checkout made between the two, delivered last.
+    await deliverOk(checkoutEvent(t + 10, { customer: first.customer, userId: user.id }));
+    expect((await storedSubscription(first.customer))?.user_id).toBeNull();
+    expect((await storedSubscription(second.customer))?.user_id).toBe(user.id);
+    const me = await api<{ plan: string; subscription: { subscription_id: string } }>(ME, { auth: user });
+    expect(me.body).toMatchObject({ plan: "team", subscription: { subscription_id: second.id } });
+  });
+
+  it("a customer moves to the user of its newest checkout", async () => {
+    const [ada, bob] = [await createUser(), await createUser()];
+    const customer = unique("cus");
+    const t = nowSeconds() - 100;
+    await deliverOk(checkoutEvent(t + 10, { customer, userId: bob.id }));
+    await deliverOk(checkoutEvent(t, { customer, userId: ada.id }));
+    expect((await storedSubscription(customer))?.user_id).toBe(bob.id);
+  });
+});
