@@ -1,5 +1,14 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  type AnySQLiteColumn,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 
 /** Timestamps are ISO-8601 UTC strings so they sort as text and read as the API returns them. */
 const nowIso = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
@@ -181,4 +190,82 @@ export const databaseViews = sqliteTable(
     version: integer("version").notNull().default(0),
   },
   (table) => [index("database_views_database_idx").on(table.databaseId, table.position)],
+);
+
+/**
+ * Comments on a block or page. A reply names its parent comment (one level of
+ * threads); deleting a comment deletes its replies, deleting the block deletes both.
+ */
+export const comments = sqliteTable(
+  "comments",
+  {
+    id: text("id").primaryKey(),
+    blockId: text("block_id")
+      .notNull()
+      .references(() => blocks.id, { onDelete: "cascade", onUpdate: "cascade" }),
+    parentId: text("parent_id").references((): AnySQLiteColumn => comments.id, { onDelete: "cascade" }),
+    content: text("content").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: text("created_at").notNull().default(nowIso),
+    updatedAt: text("updated_at").notNull().default(nowIso),
+    resolved: integer("resolved", { mode: "boolean" }).notNull().default(false),
+    resolvedAt: text("resolved_at"),
+    resolvedBy: text("resolved_by"),
+  },
+  (table) => [
+    index("comments_block_idx").on(table.blockId, table.createdAt),
+    index("comments_parent_idx").on(table.parentId),
+  ],
+);
+
+/**
+ * Inline mentions and links held by a block's content (`origin` content, kept in
+ * step with every content write), or recorded through the API (`origin` api).
+ * Backlinks are read from here: the rows whose target is a page.
+ */
+export const mentions = sqliteTable(
+  "mentions",
+  {
+    id: text("id").primaryKey(),
+    blockId: text("block_id")
+      .notNull()
+      .references(() => blocks.id, { onDelete: "cascade", onUpdate: "cascade" }),
+    /** page, block, user or date. */
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    /** `mention` (an inline mention span) or `link` (a link in content to the target's id). */
+    kind: text("kind").notNull().default("mention"),
+    /** `content`: derived from the block's content and replaced with it; `api`: made by POST. */
+    origin: text("origin").notNull().default("api"),
+    /** The text around the mention, for backlink listings. */
+    snippet: text("snippet").notNull().default(""),
+    createdBy: text("created_by"),
+    createdAt: text("created_at").notNull().default(nowIso),
+  },
+  (table) => [
+    index("mentions_block_idx").on(table.blockId, table.createdAt),
+    index("mentions_target_idx").on(table.targetType, table.targetId, table.createdAt),
+  ],
+);
+
+/** Synced blocks: an instance block follows a source block's content, properties and children. */
+export const syncedBlocks = sqliteTable(
+  "synced_blocks",
+  {
+    id: text("id").primaryKey(),
+    sourceBlockId: text("source_block_id")
+      .notNull()
+      .references(() => blocks.id, { onDelete: "cascade", onUpdate: "cascade" }),
+    /** An instance follows at most one source. */
+    instanceBlockId: text("instance_block_id")
+      .notNull()
+      .unique()
+      .references(() => blocks.id, { onDelete: "cascade", onUpdate: "cascade" }),
+    /** `synced` or `unlinked`. */
+    status: text("status").notNull().default("synced"),
+    lastSyncedAt: text("last_synced_at"),
+    createdBy: text("created_by"),
+    createdAt: text("created_at").notNull().default(nowIso),
+  },
+  (table) => [index("synced_blocks_source_idx").on(table.sourceBlockId, table.createdAt)],
 );
