@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import Stripe from "stripe";
+import { vi } from "vitest";
 import { type ApiResponse, api, type TestUser } from "./api";
 
 export const WEBHOOK = "/payments/webhook";
@@ -34,19 +35,20 @@ export interface WebhookReceipt {
   event_type: string;
   handled: boolean;
   duplicate: boolean;
+  ignored?: string;
 }
 
 /** Delivers `event` as Stripe does: the JSON text, signed (a header of `null` sends none). */
 export async function deliver(
   event: StripeTestEvent,
-  options: SignOptions & { header?: string | null; body?: string } = {},
+  options: SignOptions & { header?: string | null; body?: string; headers?: Record<string, string> } = {},
 ): Promise<ApiResponse<WebhookReceipt>> {
   const payload = JSON.stringify(event, null, 2);
   const header = options.header === undefined ? await signatureFor(payload, options) : options.header;
   return api<WebhookReceipt>(WEBHOOK, {
     method: "POST",
     body: options.body ?? payload,
-    headers: header === null ? {} : { "Stripe-Signature": header },
+    headers: { ...options.headers, ...(header === null ? {} : { "Stripe-Signature": header }) },
   });
 }
 
@@ -122,14 +124,23 @@ export const subscriptionEvent = (
   fields: SubscriptionFields,
 ): StripeTestEvent => event(`customer.subscription.${type}`, created, subscriptionObject(fields));
 
-export const checkoutEvent = (
-  created: number,
-  fields: { customer: string | null; userId?: string; metadataUserId?: string; subscription?: string },
-): StripeTestEvent =>
+export interface CheckoutFields {
+  customer: string | null;
+  userId?: string;
+  metadataUserId?: string;
+  subscription?: string;
+  /** Default `subscription`; `payment` and `setup` sessions never link. */
+  mode?: string;
+  /** Default `paid` (what a completed subscription checkout says once its first invoice is paid). */
+  paymentStatus?: string;
+}
+
+export const checkoutEvent = (created: number, fields: CheckoutFields): StripeTestEvent =>
   event("checkout.session.completed", created, {
     id: unique("cs_test"),
     object: "checkout.session",
-    mode: "subscription",
+    mode: fields.mode ?? "subscription",
+    payment_status: fields.paymentStatus ?? "paid",
     customer: fields.customer,
     client_reference_id: fields.userId ?? null,
     metadata: fields.metadataUserId ? { user_id: fields.metadataUserId } : {},
@@ -201,4 +212,20 @@ export async function subscribe(
     }),
   );
   return { customer, subscription, periodEnd };
+}
+
+/** Runs `work` with console.warn and console.error silenced; returns its result and the lines logged there. */
+export async function capturingConsole<T>(work: () => Promise<T>): Promise<{ result: T; logged: string }> {
+  const spies = [
+    vi.spyOn(console, "warn").mockImplementation(() => undefined),
+    vi.spyOn(console, "error").mockImplementation(() => undefined),
+  ];
+  try {
+    const result = await work();
+    // Read before mockRestore, which forgets the calls.
+    const logged = spies.flatMap((spy) => spy.mock.calls.map((call) => String(call[0]))).join("\n");
+    return { result, logged };
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
 }

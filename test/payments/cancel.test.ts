@@ -7,6 +7,7 @@ import { api, createUser, type TestUser } from "../helpers/api";
 import { MALFORMED_AUTHORIZATION, revokeApiKey } from "../helpers/auth-matrix";
 import {
   CANCEL,
+  capturingConsole,
   deliverOk,
   iso,
   ME,
@@ -166,7 +167,7 @@ describe("POST /payments/cancel-subscription", () => {
     expect(stripe.requests).toHaveLength(0);
   });
 
-  it("never touches another user's subscription", async () => {
+  it("400 for an intruder without a subscription, who cannot name anyone else's", async () => {
     const owner = await subscribedUser();
     const before = await storedSubscription(owner.customer);
     const intruder = await createUser();
@@ -175,6 +176,49 @@ describe("POST /payments/cancel-subscription", () => {
     expect(res.status).toBe(400);
     expect(stripe.requests).toHaveLength(0);
     expect(await storedSubscription(owner.customer)).toEqual(before);
+  });
+
+  it("cancels only the caller's subscription when both users have one", async () => {
+    const [caller, other] = [await subscribedUser(), await subscribedUser()];
+    const otherBefore = await storedSubscription(other.customer);
+    // A Stripe that would cancel either subscription if asked.
+    stripe = fakeThirdParties(async (request) => {
+      const id = new URL(request.url).pathname.split("/").at(-1);
+      const who = [caller, other].find((candidate) => candidate.subscription === id);
+      if (!who) return stripeAnswer({ error: { type: "invalid_request_error" } }, 404);
+      return stripeAnswer(
+        subscriptionObject({
+          id: who.subscription,
+          customer: who.customer,
+          status: "canceled",
+          periodEnd: who.periodEnd,
+        }),
+      );
+    });
+    const res = await cancel(caller.user, { at_period_end: false });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ subscription_id: caller.subscription, status: "canceled" });
+    expect(stripe.requests.map((request) => [request.method, new URL(request.url).pathname])).toEqual([
+      ["DELETE", `/v1/subscriptions/${caller.subscription}`],
+    ]);
+    expect(stripe.requests.some((request) => request.url.includes(other.subscription))).toBe(false);
+    expect((await storedSubscription(caller.customer))?.status).toBe("canceled");
+    expect(await storedSubscription(other.customer)).toEqual(otherBefore);
+    expect((await api<{ plan: string }>(ME, { auth: other.user })).body.plan).toBe("pro_monthly");
+  });
+
+  it("400 for an incomplete subscription, without calling Stripe", async () => {
+    const user = await createUser();
+    const { customer } = await subscribe(user, { status: "incomplete" });
+    const before = await storedSubscription(customer);
+    stripe = fakeThirdParties(() => stripeAnswer({}));
+    for (const body of [undefined, { at_period_end: false }]) {
+      const res = await cancel(user, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: "validation_failed", details: { status: "incomplete" } });
+    }
+    expect(stripe.requests).toHaveLength(0);
+    expect(await storedSubscription(customer)).toEqual(before);
   });
 
   it("401 without a credential or with a malformed one, changing nothing", async () => {
@@ -255,7 +299,8 @@ describe("POST /payments/cancel-subscription", () => {
         stripeAnswer({ error: { type: "invalid_request_error", message: "No such subscription: 'sub_x'" } }, 404),
       );
       await expectFailedWithoutDetail(who, before, "stripe answered with HTTP 404", { at_period_end: false });
-      expect(stripe.requests).toHaveLength(1);
+      // The cancellation, then the read-back (which fails too): the original failure is answered.
+      expect(stripe.requests.map((request) => request.method)).toEqual(["DELETE", "GET"]);
     });
 
     it("a network failure is a 500 upstream_failed", async () => {
@@ -265,7 +310,144 @@ describe("POST /payments/cancel-subscription", () => {
         throw new TypeError("fetch failed: connect ECONNREFUSED api.stripe.com:443");
       });
       await expectFailedWithoutDetail(who, before, "stripe could not be reached", { at_period_end: false });
-      expect(stripe.requests).toHaveLength(2);
+      // The cancellation and its retry, then the read-back and its retry.
+      expect(stripe.requests.map((request) => request.method)).toEqual(["DELETE", "DELETE", "GET", "GET"]);
+    });
+
+    it("a cancellation at once whose answer was lost: the retry's 4xx, then a read-back showing it canceled is a 200", async () => {
+      const who = await subscribedUser();
+      let deletes = 0;
+      stripe = fakeThirdParties((request) => {
+        if (request.method === "DELETE") {
+          deletes++;
+          // Stripe cancelled it, but the answer never arrived; the retry finds it cancelled already.
+          if (deletes === 1) throw new TypeError("fetch failed: connection reset");
+          return stripeAnswer(
+            { error: { type: "invalid_request_error", message: "This subscription is already canceled" } },
+            400,
+          );
+        }
+        return stripeAnswer(
+          subscriptionObject({
+            id: who.subscription,
+            customer: who.customer,
+            status: "canceled",
+            periodEnd: who.periodEnd,
+          }),
+        );
+      });
+      const { result: res, logged } = await capturingConsole(() => cancel(who.user, { at_period_end: false }));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ subscription_id: who.subscription, status: "canceled" });
+      expect(logged).toContain("read back is canceled");
+      expect(stripe.requests.map((request) => [request.method, new URL(request.url).pathname])).toEqual([
+        ["DELETE", `/v1/subscriptions/${who.subscription}`],
+        ["DELETE", `/v1/subscriptions/${who.subscription}`],
+        ["GET", `/v1/subscriptions/${who.subscription}`],
+      ]);
+      expect((await storedSubscription(who.customer))?.status).toBe("canceled");
+      expect((await api<{ plan: string }>(ME, { auth: who.user })).body.plan).toBe("free");
+    });
+
+    it("a failed cancellation at once whose read-back shows it still active is a 500, storing nothing", async () => {
+      const who = await subscribedUser();
+      const before = await storedSubscription(who.customer);
+      stripe = fakeThirdParties((request) =>
+        request.method === "DELETE"
+          ? stripeAnswer({ error: { type: "invalid_request_error", message: "No such subscription" } }, 404)
+          : stripeAnswer(
+              subscriptionObject({
+                id: who.subscription,
+                customer: who.customer,
+                status: "active",
+                periodEnd: who.periodEnd,
+              }),
+            ),
+      );
+      await expectFailedWithoutDetail(who, before, "stripe answered with HTTP 404", { at_period_end: false });
+      expect(stripe.requests.map((request) => request.method)).toEqual(["DELETE", "GET"]);
+    });
+
+    it("a failed cancellation at period end is not read back", async () => {
+      const who = await subscribedUser();
+      const before = await storedSubscription(who.customer);
+      stripe = fakeThirdParties(() => stripeAnswer({ error: { type: "invalid_request_error" } }, 400));
+      await expectFailedWithoutDetail(who, before, "stripe answered with HTTP 400");
+      expect(stripe.requests.map((request) => request.method)).toEqual(["POST"]);
+    });
+  });
+
+  describe("when Stripe cancelled but its answer cannot be read", () => {
+    const unreadableAnswers: [string, (who: Subscribed) => Response][] = [
+      ["an object that is not a subscription", (who) => stripeAnswer({ id: who.subscription, object: "subscription" })],
+      [
+        "a period end beyond year 9999",
+        (who) =>
+          stripeAnswer(
+            subscriptionObject({ id: who.subscription, customer: who.customer, status: "canceled", periodEnd: 9e12 }),
+          ),
+      ],
+      ["a body that is not JSON", () => new Response("<html>oops</html>", { status: 200 })],
+    ];
+
+    for (const [what, answer] of unreadableAnswers) {
+      it(`at once, ${what}: 200 with the stored record marked canceled`, async () => {
+        const who = await subscribedUser();
+        stripe = fakeThirdParties(() => answer(who));
+        const { result: res, logged } = await capturingConsole(() =>
+          api(CANCEL, {
+            method: "POST",
+            auth: who.user,
+            body: { at_period_end: false },
+            headers: { "X-Request-Id": `unreadable-cancel-${what.length}` },
+          }),
+        );
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({
+          customer_id: who.customer,
+          subscription_id: who.subscription,
+          status: "canceled",
+          plan: "pro_monthly",
+          price_id: "price_pro_monthly",
+          current_period_end: iso(who.periodEnd),
+          cancel_at_period_end: false,
+        });
+        expect(stripe.requests.map((request) => request.method)).toEqual(["DELETE"]);
+        expect(await storedSubscription(who.customer)).toMatchObject({ status: "canceled", cancel_at_period_end: 0 });
+        expect((await api<{ plan: string }>(ME, { auth: who.user })).body.plan).toBe("free");
+        expect(logged).toContain(`"request_id":"unreadable-cancel-${what.length}"`);
+        expect(logged).toContain('"failure":"unreadable_answer"');
+        expect(logged).not.toMatch(/oops|9000000000000/);
+      });
+    }
+
+    it("at period end: 200 with cancel_at_period_end true, stored", async () => {
+      const who = await subscribedUser();
+      stripe = fakeThirdParties(() => stripeAnswer({ id: who.subscription, object: "subscription" }));
+      const { result: res } = await capturingConsole(() => cancel(who.user));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        subscription_id: who.subscription,
+        status: "active",
+        cancel_at_period_end: true,
+      });
+      expect(await storedSubscription(who.customer)).toMatchObject({ status: "active", cancel_at_period_end: 1 });
+    });
+
+    it("what is known does not overwrite a newer webhook state", async () => {
+      const who = await subscribedUser();
+      const later = nowSeconds() + 120;
+      await deliverOk(
+        subscriptionEvent("updated", later, { id: who.subscription, customer: who.customer, status: "past_due" }),
+      );
+      stripe = fakeThirdParties(() => stripeAnswer({ id: who.subscription, object: "subscription" }));
+      const { result: res } = await capturingConsole(() => cancel(who.user));
+      expect(res.status).toBe(200);
+      expect(await storedSubscription(who.customer)).toMatchObject({
+        status: "past_due",
+        cancel_at_period_end: 0,
+        state_at: later,
+      });
     });
   });
 

@@ -1,6 +1,8 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createUser } from "../helpers/api";
 import {
+  capturingConsole,
   checkoutEvent,
   deliver,
   deliverOk,
@@ -8,8 +10,11 @@ import {
   iso,
   ME,
   nowSeconds,
+  recordedEvent,
   storedSubscription,
+  subscribe,
   subscriptionEvent,
+  subscriptionOfUser,
   unique,
 } from "../helpers/payments";
 
@@ -179,17 +184,111 @@ describe("checkout links customers to users", () => {
     expect((await storedSubscription(customer))?.user_id).toBe(user.id);
   });
 
-  it("ignores an unknown user id and a checkout without customer or user", async () => {
+  it("an unknown user id is not recorded (handled: false, a warning logged), so a resend once the user exists links it", async () => {
+    const userId = crypto.randomUUID();
     const customer = unique("cus");
-    const unknown = await deliver(checkoutEvent(nowSeconds(), { customer, userId: crypto.randomUUID() }));
+    const t = nowSeconds() - 60;
+    await deliverOk(subscriptionEvent("created", t, { id: unique("sub"), customer, status: "active" }));
+    const checkout = checkoutEvent(t, { customer, userId });
+    const { result: unknown, logged } = await capturingConsole(() =>
+      deliver(checkout, { headers: { "X-Request-Id": "checkout-unknown-user" } }),
+    );
     expect(unknown.status).toBe(200);
-    expect(unknown.body).toMatchObject({ handled: true, duplicate: false });
-    expect(await storedSubscription(customer)).toBeNull();
+    expect(unknown.body).toMatchObject({ event_id: checkout.id, handled: false, duplicate: false });
+    expect(await recordedEvent(checkout.id)).toBeNull();
+    expect((await storedSubscription(customer))?.user_id).toBeNull();
+    expect(unknown.body.ignored).toBe("unknown_user");
+    expect(logged).toContain('"request_id":"checkout-unknown-user"');
+    expect(logged).toContain(checkout.id);
 
+    // The user signs up afterwards; Stripe's "resend" delivers the same event again.
+    await env.DB.prepare("INSERT INTO users (id, email) VALUES (?, ?)").bind(userId, `${userId}@example.test`).run();
+    const resent = await deliver(checkout);
+    expect(resent.body).toMatchObject({ handled: true, duplicate: false });
+    expect(await recordedEvent(checkout.id)).not.toBeNull();
+    expect(await storedSubscription(customer)).toMatchObject({ user_id: userId, linked_at: t, status: "active" });
+    expect((await deliver(checkout)).body).toMatchObject({ handled: true, duplicate: true });
+  });
+
+  it("takes the user's provider id (users.external_id) as well as users.id", async () => {
+    for (const field of ["userId", "metadataUserId"] as const) {
+      const user = await createUser();
+      const externalId = `clerk:${unique("user")}`;
+      await env.DB.prepare("UPDATE users SET external_id = ? WHERE id = ?").bind(externalId, user.id).run();
+      const customer = unique("cus");
+      const res = await deliver(checkoutEvent(nowSeconds(), { customer, [field]: externalId }));
+      expect(res.body).toMatchObject({ handled: true, duplicate: false });
+      expect((await storedSubscription(customer))?.user_id).toBe(user.id);
+    }
+  });
+
+  it("a checkout without customer or user links nothing and is not recorded", async () => {
+    const customer = unique("cus");
     const user = await createUser();
-    expect((await deliver(checkoutEvent(nowSeconds(), { customer: null, userId: user.id }))).status).toBe(200);
-    expect((await deliver(checkoutEvent(nowSeconds(), { customer }))).status).toBe(200);
+    for (const checkout of [
+      checkoutEvent(nowSeconds(), { customer: null, userId: user.id }),
+      checkoutEvent(nowSeconds(), { customer }),
+    ]) {
+      const { result: res } = await capturingConsole(() => deliver(checkout));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ handled: false, duplicate: false, ignored: "no_customer_or_user" });
+      expect(await recordedEvent(checkout.id)).toBeNull();
+    }
     expect(await storedSubscription(customer)).toBeNull();
+    expect(await subscriptionOfUser(user.id)).toBeNull();
+  });
+
+  it("only a subscription-mode checkout links: payment and setup sessions leave the user where they are", async () => {
+    const user = await createUser();
+    const { customer } = await subscribe(user);
+    for (const mode of ["payment", "setup"]) {
+      const other = unique("cus");
+      const res = await deliver(checkoutEvent(nowSeconds(), { customer: other, userId: user.id, mode }));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ handled: false, duplicate: false, ignored: "not_a_subscription_checkout" });
+      expect(await recordedEvent(res.body.event_id)).toBeNull();
+      expect(await storedSubscription(other)).toBeNull();
+    }
+    expect((await storedSubscription(customer))?.user_id).toBe(user.id);
+    expect((await api<{ plan: string }>(ME, { auth: user })).body.plan).toBe("pro_monthly");
+  });
+
+  it("a user on a live subscription is not moved to a customer without one; a resend once it is live moves them", async () => {
+    const user = await createUser();
+    const { customer } = await subscribe(user);
+    const next = ids();
+    // An unpaid checkout (its payment still pending), before anything of its subscription is known.
+    const checkout = checkoutEvent(nowSeconds(), {
+      customer: next.customer,
+      userId: user.id,
+      subscription: next.id,
+      paymentStatus: "unpaid",
+    });
+    const { result: held, logged } = await capturingConsole(() =>
+      deliver(checkout, { headers: { "X-Request-Id": "checkout-held" } }),
+    );
+    expect(held.status).toBe(200);
+    expect(held.body).toMatchObject({ handled: false, duplicate: false, ignored: "user_on_another_live_subscription" });
+    expect(logged).toContain('"request_id":"checkout-held"');
+    expect(await recordedEvent(checkout.id)).toBeNull();
+    expect((await storedSubscription(customer))?.user_id).toBe(user.id);
+    expect((await storedSubscription(next.customer))?.user_id ?? null).toBeNull();
+
+    // Its subscription becomes active; the resent checkout now moves the user.
+    await deliverOk(subscriptionEvent("updated", nowSeconds(), { ...next, status: "active", lookupKey: "team" }));
+    expect((await deliver(checkout)).body).toMatchObject({ handled: true, duplicate: false });
+    expect((await storedSubscription(customer))?.user_id).toBeNull();
+    expect((await storedSubscription(next.customer))?.user_id).toBe(user.id);
+    expect((await api<{ plan: string }>(ME, { auth: user })).body.plan).toBe("team");
+  });
+
+  it("a paid subscription checkout moves the user even before its subscription event arrives", async () => {
+    const user = await createUser();
+    const { customer } = await subscribe(user);
+    const next = ids();
+    await deliverOk(checkoutEvent(nowSeconds(), { customer: next.customer, userId: user.id, subscription: next.id }));
+    expect((await storedSubscription(customer))?.user_id).toBeNull();
+    expect((await storedSubscription(next.customer))?.user_id).toBe(user.id);
   });
 
   it("a user re-linked to a newer customer moves there; a late older checkout does not take them back", async () => {

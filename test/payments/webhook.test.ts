@@ -205,7 +205,25 @@ describe("POST /payments/webhook: each event once", () => {
     expect((await storedSubscription(first))?.user_id).toBeNull();
   });
 
-  it("concurrent deliveries of one event apply it once", async () => {
+  it("concurrent deliveries of one subscription event apply it once", async () => {
+    const { customer, subscription, periodEnd, event: created } = newSubscription(nowSeconds() - 5);
+    const results = await Promise.all(Array.from({ length: 6 }, () => deliver(created)));
+    expect(results.map((res) => res.status)).toEqual(Array(6).fill(200));
+    expect(results.filter((res) => !res.body.duplicate)).toHaveLength(1);
+    expect(results.every((res) => res.body.handled)).toBe(true);
+    expect(await storedSubscription(customer)).toMatchObject({
+      subscription_id: subscription,
+      status: "active",
+      current_period_end: iso(periodEnd),
+      state_at: created.created,
+    });
+    const count = await env.DB.prepare("SELECT count(*) AS n FROM payment_events WHERE id = ?")
+      .bind(created.id)
+      .first<{ n: number }>();
+    expect(count?.n).toBe(1);
+  });
+
+  it("concurrent deliveries of one checkout event apply it once", async () => {
     const user = await createUser();
     const customer = unique("cus");
     const link = checkoutEvent(nowSeconds(), { customer, userId: user.id });
@@ -228,6 +246,7 @@ describe("POST /payments/webhook: event types", () => {
         event_type: type,
         handled: false,
         duplicate: false,
+        ignored: "unhandled_type",
       });
       expect(await recordedEvent(unhandled.id)).toBeNull();
     }
@@ -274,6 +293,41 @@ describe("POST /payments/webhook: event types", () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: "validation_failed", details: { source: "data.object" } });
     expect(await recordedEvent(broken.id)).toBeNull();
+  });
+
+  it("refuses a signed event with a timestamp beyond year 9999 (400, never 500), storing nothing", async () => {
+    const absurd = 9e12;
+    const customer = unique("cus");
+    const events = [
+      subscriptionEvent("updated", nowSeconds(), { id: unique("sub"), customer, status: "active", periodEnd: absurd }),
+      subscriptionEvent("updated", nowSeconds(), {
+        id: unique("sub"),
+        customer,
+        status: "active",
+        periodEnd: absurd,
+        shape: "legacy",
+      }),
+      subscriptionEvent("updated", absurd, { id: unique("sub"), customer, status: "active" }),
+      subscriptionEvent("updated", nowSeconds(), { id: unique("sub"), customer, status: "active", periodEnd: -1 }),
+    ];
+    for (const absurdEvent of events) {
+      const res = await deliver(absurdEvent);
+      expect(res.status, JSON.stringify(absurdEvent.data.object)).toBe(400);
+      expect(res.body).toMatchObject({ code: "validation_failed" });
+      expect(await recordedEvent(absurdEvent.id)).toBeNull();
+    }
+    expect(await storedSubscription(customer)).toBeNull();
+
+    // The last second of year 9999 is still a date.
+    const lastSecond = 253402300799;
+    const edge = subscriptionEvent("updated", nowSeconds(), {
+      id: unique("sub"),
+      customer,
+      status: "active",
+      periodEnd: lastSecond,
+    });
+    expect((await deliver(edge)).status).toBe(200);
+    expect((await storedSubscription(customer))?.current_period_end).toBe("9999-12-31T23:59:59.000Z");
   });
 
   it("refuses a body that is not an event before looking at the signature", async () => {

@@ -52,13 +52,28 @@ export const WebhookReceiptSchema = z
     event_id: z.string().openapi({ example: "evt_1QxZb4LkdIwHu7ixT5mN8pQr" }),
     event_type: z.string().openapi({ example: "customer.subscription.updated" }),
     handled: z.boolean().openapi({
-      description: "The service acts on this type of event (others are acknowledged and ignored)",
+      description:
+        "The event was applied, now or before. false: a type the service does not act on, or an event it acknowledged without applying (see `ignored`); such an event's id is not recorded, so a resend can apply it later",
       example: true,
     }),
     duplicate: z.boolean().openapi({
       description: "The event had already been applied: this delivery changed nothing",
       example: false,
     }),
+    ignored: z
+      .enum([
+        "unhandled_type",
+        "not_a_subscription_checkout",
+        "no_customer_or_user",
+        "unknown_user",
+        "user_on_another_live_subscription",
+      ])
+      .optional()
+      .openapi({
+        description:
+          "Why nothing was applied, when `handled` is false: a type not acted on; a checkout not in `subscription` mode; one without customer or user; one naming no known user (by `users.id` or the identity provider's id); or one that would move a user off a live subscription to a customer that has none yet",
+        example: "unknown_user",
+      }),
   })
   .openapi("WebhookReceipt");
 

@@ -10,7 +10,10 @@ import { ENDED_STATUSES } from "../../schemas/subscriptions";
 const id = z.string().min(1).max(255);
 /** An id, or the expanded object that carries it. */
 const ref = z.union([id, z.looseObject({ id })]).transform((value) => (typeof value === "string" ? value : value.id));
-const unixSeconds = z.number().int().nonnegative();
+/** The last second of year 9999: the latest instant an ISO-8601 date (and `toISOString`) can carry. */
+export const MAX_UNIX_SECONDS = 253_402_300_799;
+/** Unix seconds, bounded so that every accepted value is a date: an absurd one is a 400, never a 500. */
+const unixSeconds = z.number().int().nonnegative().max(MAX_UNIX_SECONDS);
 const text = z.string().max(1000);
 
 const Price = z.looseObject({ id, lookup_key: text.nullish(), nickname: text.nullish() });
@@ -44,6 +47,10 @@ const InvoiceObject = z.looseObject({
 });
 
 const CheckoutSessionObject = z.looseObject({
+  /** `subscription`, `payment` or `setup`: only the first makes a subscription. */
+  mode: z.string().max(64).nullish(),
+  /** `paid`, `no_payment_required` or `unpaid` (an asynchronous payment still pending). */
+  payment_status: z.string().max(64).nullish(),
   customer: ref.nullish(),
   client_reference_id: text.nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
@@ -113,19 +120,32 @@ export function readInvoice(object: unknown): Read<{ customerId: string | null; 
   };
 }
 
-/**
- * The customer a completed checkout created or used, and the user it was for: the
- * session's `client_reference_id`, else its `metadata.user_id`.
- */
-export function readCheckoutSession(object: unknown): Read<{ customerId: string | null; userId: string | null }> {
+/** What the service reads of a completed Checkout Session. */
+export interface CheckoutSession {
+  /** Only a `subscription` session links its customer to a user. */
+  mode: string | null;
+  /** Its subscription is paid for (or needs no payment, a trial): the customer has a live subscription. */
+  paid: boolean;
+  customerId: string | null;
+  /**
+   * The user it was for, as the server that created the session named them: its
+   * `client_reference_id`, else its `metadata.user_id` (a `users.id` or a `users.external_id`).
+   */
+  userRef: string | null;
+}
+
+/** Reads a completed Checkout Session. */
+export function readCheckoutSession(object: unknown): Read<CheckoutSession> {
   const parsed = CheckoutSessionObject.safeParse(object);
   if (!parsed.success) return { ok: false, error: parsed.error };
   const session = parsed.data;
   return {
     ok: true,
     value: {
+      mode: session.mode ?? null,
+      paid: session.payment_status === "paid" || session.payment_status === "no_payment_required",
       customerId: session.customer ?? null,
-      userId: session.client_reference_id || session.metadata?.user_id || null,
+      userRef: session.client_reference_id || session.metadata?.user_id || null,
     },
   };
 }

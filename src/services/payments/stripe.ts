@@ -7,6 +7,7 @@ import Stripe from "stripe";
 import type { RequestContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
 import { callThirdParty, OutboundError } from "../../lib/outbound";
+import { MAX_UNIX_SECONDS } from "./stripe-objects";
 
 /**
  * The API version of requests the service makes: the one `stripe` 23.1 is typed for. Pinned
@@ -21,7 +22,11 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** Each call to Stripe's API, per attempt. */
 const STRIPE_TIMEOUT_MS = 10_000;
-/** One retry (with the idempotency key the package adds to every POST) after a network failure or a 5xx. */
+/**
+ * One retry after a network failure, a 409 or a 5xx. The package adds an idempotency key to every
+ * POST, so a retried update is applied once; a DELETE (cancelling at once) carries none, and its
+ * retry may find the subscription cancelled already: see `cancelSubscription`.
+ */
 const STRIPE_RETRIES = 1;
 
 const cryptoProvider = Stripe.createSubtleCryptoProvider();
@@ -37,6 +42,28 @@ export function requireStripeKey(ctx: RequestContext): string {
 }
 
 /**
+ * Stripe answered with a success (2xx) the package could not read (not JSON, a body cut short):
+ * the change was made, but its result is unknown. Carries when Stripe answered.
+ */
+export class UnreadableStripeAnswer extends Error {
+  constructor(
+    /** Stripe's `Date` header (Unix seconds), or our clock. */
+    readonly answeredAt: number,
+    readonly status: number,
+  ) {
+    super(`stripe answered with HTTP ${status} but its answer could not be read`);
+    this.name = "UnreadableStripeAnswer";
+  }
+}
+
+/** One JSON line with the request id: what happened with Stripe, never its body, key or URL. */
+export function logStripe(ctx: RequestContext, level: "error" | "warn", fields: Record<string, unknown>) {
+  const line = JSON.stringify({ level, request_id: ctx.requestId, service: "stripe", ...fields });
+  if (level === "error") console.error(line);
+  else console.warn(line);
+}
+
+/**
  * Calls Stripe's API with a client made for this request. Any failure of Stripe (an error
  * answer, a timeout, an unreachable network) is an OutboundError naming only the service and
  * the status: the error handler answers 500 `upstream_failed` without Stripe's message, URL or
@@ -48,16 +75,21 @@ export async function callStripe<T>(ctx: RequestContext, call: (stripe: Stripe) 
   await ctx.confirmCaller();
   const failures: OutboundError[] = [];
   let refusal: ApiError | undefined;
+  /** The answer of the latest attempt, if it got one. */
+  let answered: { status: number; headers: Headers; requestId: string | null } | undefined;
   const fetchThroughOutbound = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const { signal: stripeSignal, ...options } = init ?? {};
     // Stripe's own timeout signal (longer than ours) and the client's, whichever comes first.
     const signal = stripeSignal ? AbortSignal.any([ctx.signal, stripeSignal]) : ctx.signal;
     const url = input instanceof Request ? input.url : input;
+    answered = undefined;
     try {
-      return await callThirdParty({ signal, confirmCaller: ctx.confirmCaller }, "stripe", url, {
+      const response = await callThirdParty({ signal, confirmCaller: ctx.confirmCaller }, "stripe", url, {
         ...options,
         timeoutMs: STRIPE_TIMEOUT_MS,
       });
+      answered = { status: response.status, headers: response.headers, requestId: response.headers.get("request-id") };
+      return response;
     } catch (error) {
       if (error instanceof OutboundError) failures.push(error);
       if (error instanceof ApiError) refusal = error;
@@ -76,22 +108,35 @@ export async function callStripe<T>(ctx: RequestContext, call: (stripe: Stripe) 
   } catch (error) {
     if (refusal) throw refusal;
     if (!(error instanceof Stripe.errors.StripeError) && failures.length === 0) throw error;
+    if (
+      error instanceof Stripe.errors.StripeError &&
+      error.statusCode === undefined &&
+      answered &&
+      answered.status >= 200 &&
+      answered.status < 300
+    ) {
+      // A success whose body could not be read (not JSON, cut short): done at Stripe, result unknown.
+      logStripe(ctx, "error", {
+        failure: "unreadable_answer",
+        status: answered.status,
+        stripe_request_id: answered.requestId ?? undefined,
+      });
+      throw new UnreadableStripeAnswer(
+        answeredAt({ lastResponse: { headers: answered.headers } }, ctx.now()),
+        answered.status,
+      );
+    }
     const failure =
       error instanceof Stripe.errors.StripeError && typeof error.statusCode === "number"
         ? new OutboundError("stripe", "status", error.statusCode)
         : (failures.at(-1) ?? new OutboundError("stripe", "network"));
-    console.error(
-      JSON.stringify({
-        level: "error",
-        request_id: ctx.requestId,
-        service: "stripe",
-        failure: failure.failure,
-        status: failure.status,
-        stripe_request_id: error instanceof Stripe.errors.StripeError ? error.requestId : undefined,
-        stripe_error_type: error instanceof Stripe.errors.StripeError ? error.type : undefined,
-        stripe_error_code: error instanceof Stripe.errors.StripeError ? error.code : undefined,
-      }),
-    );
+    logStripe(ctx, "error", {
+      failure: failure.failure,
+      status: failure.status,
+      stripe_request_id: error instanceof Stripe.errors.StripeError ? error.requestId : undefined,
+      stripe_error_type: error instanceof Stripe.errors.StripeError ? error.type : undefined,
+      stripe_error_code: error instanceof Stripe.errors.StripeError ? error.code : undefined,
+    });
     throw failure;
   }
 }
@@ -106,7 +151,9 @@ export function answeredAt(answer: { lastResponse?: { headers?: unknown } }, fal
   const value =
     headers instanceof Headers ? headers.get("date") : (headers as Record<string, string> | undefined)?.date;
   const date = Date.parse(value ?? "");
-  return Math.floor((Number.isNaN(date) ? fallback.getTime() : date) / 1000);
+  // A date that is not one, or beyond year 9999 (it would outrank every later event): our clock.
+  const usable = !Number.isNaN(date) && date >= 0 && date <= MAX_UNIX_SECONDS * 1000;
+  return Math.floor((usable ? date : fallback.getTime()) / 1000);
 }
 
 type SignatureProblem = "missing" | "malformed" | "expired" | "mismatch";

@@ -84,32 +84,82 @@ export function writeInvoiceOutcome(
 }
 
 /**
- * Links a customer to a user, as of a checkout at `linkedAt` (Unix seconds): the user's link to
- * any other customer made no later is dropped (`user_id` is unique: one record per user), then
- * the customer's record (created when new) takes the user unless it was linked later still. An
- * unknown user changes nothing. Two statements, for one batch.
+ * The `users.id` a checkout names: the user whose id it is, else the user whose identity
+ * provider's id (`users.external_id`, `clerk:user_...`) it is; NULL when nobody is. Ids are
+ * UUIDs and provider ids are prefixed by their provider, so the two never meet; the id wins.
  */
-export function linkCustomer(
-  link: { customerId: string; userId: string },
-  linkedAt: number,
-  now: Date,
-  eventId: string,
-): SQL[] {
-  const applies = sql`${eventIsNew(eventId)} AND EXISTS (SELECT 1 FROM users WHERE id = ${link.userId})`;
-  return [
-    sql`
-      UPDATE subscriptions SET user_id = NULL, updated_at = ${now.toISOString()}
-      WHERE user_id = ${link.userId} AND customer_id <> ${link.customerId}
-        AND COALESCE(linked_at, 0) <= ${linkedAt} AND ${applies}`,
-    sql`
-      INSERT INTO subscriptions (customer_id, user_id, linked_at, updated_at)
-      SELECT ${link.customerId}, ${link.userId}, ${linkedAt}, ${now.toISOString()}
-      WHERE ${applies}
-        AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE user_id = ${link.userId} AND customer_id <> ${link.customerId})
-      ON CONFLICT (customer_id) DO UPDATE SET
-        user_id = excluded.user_id, linked_at = excluded.linked_at, updated_at = excluded.updated_at
-      WHERE COALESCE(subscriptions.linked_at, 0) <= excluded.linked_at`,
-  ];
+const userNamed = (userRef: string) =>
+  sql`COALESCE((SELECT id FROM users WHERE id = ${userRef}), (SELECT id FROM users WHERE external_id = ${userRef}))`;
+
+/** A completed subscription checkout, as `linkCustomer` takes it. */
+export interface CheckoutLink {
+  customerId: string;
+  /** `users.id` or `users.external_id`. */
+  userRef: string;
+  /** The session says its subscription is paid (or needs no payment): the customer has a live one. */
+  paid: boolean;
+}
+
+/** The statements of a checkout, for one batch (see `linkCustomer`). */
+export interface LinkStatements {
+  /** First in the batch: who the checkout names and whether its event was applied before, for the receipt. */
+  probe: SQL;
+  /** The link itself. */
+  statements: SQL[];
+  /** After them: the event is applied (its id may be recorded) only when this holds. */
+  applied: SQL;
+}
+
+/** What the probe of `linkCustomer` reads, before the batch writes anything. */
+export interface LinkProbe {
+  /** The user the checkout names, or null when there is no such user. */
+  user_id: string | null;
+  /** 1 when the event had been applied before. */
+  recorded: number;
+}
+
+/**
+ * Links a customer to a user, as of a subscription checkout at `linkedAt` (Unix seconds).
+ *
+ * The user's link to any other customer made no later is dropped (`user_id` is unique: one
+ * record per user), then the customer's record (created when new) takes the user unless it
+ * was linked later still. A user whose other customer holds a live subscription is moved only
+ * when the new customer has one too (the session says it is paid, or a live state of it is
+ * stored): a checkout that ends nowhere never takes a paying user away from their plan. Such a
+ * held checkout, and one naming no known user, is not applied: `applied` is false after the
+ * statements, so the event id is not recorded and Stripe's "resend" can apply it later.
+ */
+export function linkCustomer(link: CheckoutLink, linkedAt: number, now: Date, eventId: string): LinkStatements {
+  const user = userNamed(link.userRef);
+  const newCustomerLive = link.paid
+    ? sql`1`
+    : sql`EXISTS (SELECT 1 FROM subscriptions WHERE customer_id = ${link.customerId}
+        AND status IN (${list(LIVE_STATUSES)}))`;
+  /** The user is on a live subscription of another customer, linked no later, and would be moved off it for nothing. */
+  const held = sql`(EXISTS (SELECT 1 FROM subscriptions
+      WHERE user_id = ${user} AND customer_id <> ${link.customerId} AND COALESCE(linked_at, 0) <= ${linkedAt}
+        AND status IN (${list(LIVE_STATUSES)}))
+    AND NOT ${newCustomerLive})`;
+  const applies = sql`${eventIsNew(eventId)} AND ${user} IS NOT NULL`;
+  return {
+    probe: sql`SELECT ${user} AS user_id, EXISTS (SELECT 1 FROM payment_events WHERE id = ${eventId}) AS recorded`,
+    statements: [
+      sql`
+        UPDATE subscriptions SET user_id = NULL, updated_at = ${now.toISOString()}
+        WHERE user_id = ${user} AND customer_id <> ${link.customerId}
+          AND COALESCE(linked_at, 0) <= ${linkedAt} AND ${applies} AND NOT ${held}`,
+      sql`
+        INSERT INTO subscriptions (customer_id, user_id, linked_at, updated_at)
+        SELECT ${link.customerId}, ${user}, ${linkedAt}, ${now.toISOString()}
+        WHERE ${applies}
+          AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE user_id = ${user} AND customer_id <> ${link.customerId})
+        ON CONFLICT (customer_id) DO UPDATE SET
+          user_id = excluded.user_id, linked_at = excluded.linked_at, updated_at = excluded.updated_at
+        WHERE COALESCE(subscriptions.linked_at, 0) <= excluded.linked_at`,
+    ],
+    // After the statements: a user moved is no longer held, one held still is.
+    applied: sql`${user} IS NOT NULL AND NOT ${held}`,
+  };
 }
 
 /** The stored record's columns a caller sees. */

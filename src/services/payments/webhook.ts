@@ -4,7 +4,7 @@ import type { RequestContext } from "../../lib/context";
 import { badRequest, validationDetails } from "../../lib/errors";
 import { verifiedEvent } from "./stripe";
 import { EventEnvelope, type Read, readCheckoutSession, readInvoice, readSubscription } from "./stripe-objects";
-import { linkCustomer, writeInvoiceOutcome, writeSubscriptionState } from "./subscription-state";
+import { type LinkProbe, linkCustomer, writeInvoiceOutcome, writeSubscriptionState } from "./subscription-state";
 
 /** The event types the service acts on; any other is acknowledged and ignored. */
 export const HANDLED_EVENT_TYPES = [
@@ -18,14 +18,27 @@ export const HANDLED_EVENT_TYPES = [
 type HandledEventType = (typeof HANDLED_EVENT_TYPES)[number];
 const isHandled = (type: string): type is HandledEventType => (HANDLED_EVENT_TYPES as readonly string[]).includes(type);
 
+/** Why an event of a handled type was acknowledged without being applied (nor recorded). */
+export type IgnoredBecause =
+  /** A `payment` or `setup` session: nothing to link. */
+  | "not_a_subscription_checkout"
+  /** A session without customer, or naming no user (`client_reference_id`, `metadata.user_id`). */
+  | "no_customer_or_user"
+  /** The session names a user the service does not have (yet). */
+  | "unknown_user"
+  /** The user is on a live subscription of another customer, and this customer has none (yet). */
+  | "user_on_another_live_subscription";
+
 export interface WebhookReceipt {
   received: true;
   event_id: string;
   event_type: string;
-  /** The service acts on this type of event. */
+  /** The event was applied now or before (false: a type the service does not act on, or an event it ignored). */
   handled: boolean;
   /** The event had been applied before: this delivery changed nothing. */
   duplicate: boolean;
+  /** Why, when `handled` is false. */
+  ignored?: "unhandled_type" | IgnoredBecause;
 }
 
 function read<T>(result: Read<T>, type: string): T {
@@ -38,34 +51,71 @@ function read<T>(result: Read<T>, type: string): T {
   return result.value;
 }
 
-/** The conditional statements an event makes (none when it concerns nobody the service knows). */
-function statementsFor(event: EventEnvelope, type: HandledEventType, now: Date): SQL[] {
+/**
+ * What an event does, as one batch: an optional probe first (read in the same transaction,
+ * for the receipt only), the conditional statements, then the record of the event id, made
+ * only when `applied` holds after the statements (always, unless said).
+ */
+type Plan =
+  | { ignored: IgnoredBecause }
+  | { statements: SQL[]; probe?: SQL; applied?: SQL; ignoredWhenNotApplied?: (probe: LinkProbe) => IgnoredBecause };
+
+/** The conditional statements an event makes. */
+function planFor(event: EventEnvelope, type: HandledEventType, now: Date): Plan {
   const object = event.data.object;
   switch (type) {
     case "checkout.session.completed": {
-      const { customerId, userId } = read(readCheckoutSession(object), type);
-      return customerId && userId ? linkCustomer({ customerId, userId }, event.created, now, event.id) : [];
+      const session = read(readCheckoutSession(object), type);
+      if (session.mode !== "subscription") return { ignored: "not_a_subscription_checkout" };
+      if (!session.customerId || !session.userRef) return { ignored: "no_customer_or_user" };
+      const link = { customerId: session.customerId, userRef: session.userRef, paid: session.paid };
+      const { probe, statements, applied } = linkCustomer(link, event.created, now, event.id);
+      return {
+        probe,
+        statements,
+        applied,
+        ignoredWhenNotApplied: (found) =>
+          found.user_id === null ? "unknown_user" : "user_on_another_live_subscription",
+      };
     }
     case "customer.subscription.created":
     case "customer.subscription.updated":
     case "customer.subscription.deleted": {
       const state = read(readSubscription(object, type === "customer.subscription.deleted"), type);
-      return [writeSubscriptionState(state, event.created, now, event.id)];
+      return { statements: [writeSubscriptionState(state, event.created, now, event.id)] };
     }
     case "invoice.paid":
     case "invoice.payment_failed": {
       const { customerId, subscriptionId } = read(readInvoice(object), type);
-      if (!customerId || !subscriptionId) return [];
+      if (!customerId || !subscriptionId) return { statements: [] };
       const outcome = type === "invoice.paid" ? "paid" : "payment_failed";
-      return [writeInvoiceOutcome({ customerId, subscriptionId }, outcome, event.created, now, event.id)];
+      return {
+        statements: [writeInvoiceOutcome({ customerId, subscriptionId }, outcome, event.created, now, event.id)],
+      };
     }
   }
+}
+
+/** One line for the operator: an event acknowledged (200) but not applied, which a resend may apply later. */
+function warnIgnored(ctx: RequestContext, event: EventEnvelope, ignored: IgnoredBecause) {
+  console.warn(
+    JSON.stringify({
+      level: "warn",
+      request_id: ctx.requestId,
+      message: "Stripe event acknowledged but not applied (not recorded: a resend can apply it)",
+      event_id: event.id,
+      event_type: event.type,
+      ignored,
+    }),
+  );
 }
 
 /**
  * Verifies a webhook delivery and applies its event once: the state change (conditional on
  * the event's id not being recorded yet, and on its own precedence rules) and the record of the
- * id are one D1 batch, so a redelivery, concurrent or later, changes nothing.
+ * id are one D1 batch, so a redelivery, concurrent or later, changes nothing. An event that
+ * changes nothing because of what is missing (a checkout naming no known user, ...) is not
+ * recorded: a resend once it is there applies it.
  */
 export async function receiveWebhook(
   ctx: RequestContext,
@@ -77,14 +127,25 @@ export async function receiveWebhook(
   if (!parsed.success) throw badRequest("The webhook body is not a Stripe event", validationDetails(parsed.error));
   const event = parsed.data;
   const receipt = { received: true as const, event_id: event.id, event_type: event.type };
-  if (!isHandled(event.type)) return { ...receipt, handled: false, duplicate: false };
+  if (!isHandled(event.type)) return { ...receipt, handled: false, duplicate: false, ignored: "unhandled_type" };
 
   const now = ctx.now();
-  const statements = statementsFor(event, event.type, now);
+  const plan = planFor(event, event.type, now);
+  if ("ignored" in plan) {
+    if (plan.ignored !== "not_a_subscription_checkout") warnIgnored(ctx, event, plan.ignored);
+    return { ...receipt, handled: false, duplicate: false, ignored: plan.ignored };
+  }
   const results = await batchAll<unknown[]>(ctx.db, [
-    ...statements,
-    sql`INSERT INTO payment_events (id, type, received_at) VALUES (${event.id}, ${event.type}, ${now.toISOString()})
+    ...(plan.probe ? [plan.probe] : []),
+    ...plan.statements,
+    sql`INSERT INTO payment_events (id, type, received_at)
+      SELECT ${event.id}, ${event.type}, ${now.toISOString()} WHERE ${plan.applied ?? sql`1`}
       ON CONFLICT (id) DO NOTHING RETURNING id`,
   ]);
-  return { ...receipt, handled: true, duplicate: (results.at(-1) ?? []).length === 0 };
+  if ((results.at(-1) ?? []).length > 0) return { ...receipt, handled: true, duplicate: false };
+  const probe = plan.probe ? (results[0]?.[0] as LinkProbe | undefined) : undefined;
+  if (!probe || probe.recorded || !plan.ignoredWhenNotApplied) return { ...receipt, handled: true, duplicate: true };
+  const ignored = plan.ignoredWhenNotApplied(probe);
+  warnIgnored(ctx, event, ignored);
+  return { ...receipt, handled: false, duplicate: false, ignored };
 }
