@@ -329,9 +329,11 @@ function rewriteOptionValues(
 ): SQL {
   const path = propertyPathSql(property.id);
   if (property.type === "multi_select") {
+    // Each kept element as the JSON it is (`->`): `json(e.value)` would read a plain string
+    // element, as older rows hold them, as JSON text and fail.
     const kept = replacement
-      ? sql`SELECT json_group_array(CASE WHEN ${optionIdOf("e")} = ${optionId} THEN json(${JSON.stringify(replacement)}) ELSE json(e.value) END ORDER BY e.key) FROM json_each(blocks.properties, ${path}) e`
-      : sql`SELECT json_group_array(json(e.value) ORDER BY e.key) FROM json_each(blocks.properties, ${path}) e WHERE ${optionIdOf("e")} IS NOT ${optionId}`;
+      ? sql`SELECT json_group_array(CASE WHEN ${optionIdOf("e")} = ${optionId} THEN json(${JSON.stringify(replacement)}) ELSE json(blocks.properties -> e.fullkey) END ORDER BY e.key) FROM json_each(blocks.properties, ${path}) e`
+      : sql`SELECT json_group_array(json(blocks.properties -> e.fullkey) ORDER BY e.key) FROM json_each(blocks.properties, ${path}) e WHERE ${optionIdOf("e")} IS NOT ${optionId}`;
     return sql`UPDATE blocks SET properties = json_set(properties, ${path}, json((${kept})))
       WHERE database_id = ${schema.databaseId} AND ${when}
         AND EXISTS (SELECT 1 FROM json_each(blocks.properties, ${path}) e WHERE ${optionIdOf("e")} = ${optionId})`;

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createUser, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
@@ -263,6 +264,26 @@ describe("DELETE .../options/{option_id}", () => {
     const tags = database.prop("Tags").id;
     expect((await storedProperties(both.id))?.[tags]).toEqual([database.option("Tags", "Music")]);
     expect((await storedProperties(artOnly.id))?.[tags]).toEqual([]);
+  });
+
+  it("removes and renames options in rows whose lists hold older plain strings beside them (was a 500)", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const tags = database.prop("Tags").id;
+    const row = await createRow(user, database.id, { title: "mixed", Tags: ["Art", "Music"] });
+    // An older row's list: the option as a bare string, a number and an object together.
+    const music = database.option("Tags", "Music");
+    const stored = (await storedProperties(row.id)) ?? {};
+    await env.DB.prepare("UPDATE blocks SET properties = ? WHERE id = ?")
+      .bind(JSON.stringify({ ...stored, [tags]: ["legacy text", music.id, 7, database.option("Tags", "Art")] }), row.id)
+      .run();
+    expect((await patchOption(user, database, "Tags", "Music", { name: "Sound" })).status).toBe(200);
+    expect((await deleteOption(user, database, "Tags", "Art")).status).toBe(200);
+    expect((await storedProperties(row.id))?.[tags]).toEqual([
+      "legacy text",
+      { ...music, name: "Sound" },
+      7,
+    ]);
   });
 
   it("400 for an option of a text property, and 404 for an option that does not exist", async () => {
