@@ -62,6 +62,10 @@ export function spansToHtmlInline(spans: readonly TextSpan[]): string {
       if (span.strikethrough) html = `<s>${html}</s>`;
       if (span.italic) html = `<em>${html}</em>`;
       if (span.bold) html = `<strong>${html}</strong>`;
+      if (span.mention) {
+        const { type, id } = span.mention;
+        return `<span class="mention mention-${type}" data-mention-type="${type}" data-mention-id="${escapeHtml(id)}">${html}</span>`;
+      }
       const href = span.link ? safeUrl(span.link) : undefined;
       return href ? `<a href="${escapeHtml(href)}">${html}</a>` : html;
     })

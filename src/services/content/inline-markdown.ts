@@ -1,4 +1,5 @@
 import { parseInline } from "./inline-parse";
+import { mentionAsLink } from "./mentions";
 import type { TextSpan } from "./schema";
 import { MARKS, type Mark, normalizeSpans } from "./spans";
 
@@ -81,9 +82,11 @@ export function linkDestination(url: string): string {
 export function spansToMarkdown(spans: readonly TextSpan[], mode: InlineMode): string {
   const normal = normalizeSpans(spans);
   if (normal.length === 1 && normal[0]?.text === "") return "";
-  const delimited = finishBlock(renderDelimited(normal, mode));
+  // Mentions are written as links to `mention:` destinations; parsing reads them back as mentions.
+  const linked = normal.map(mentionAsLink);
+  const delimited = finishBlock(renderDelimited(linked, mode));
   if (spansEqual(parseInline(delimited), normal)) return delimited;
-  return finishBlock(renderTagged(normal, mode));
+  return finishBlock(renderTagged(linked, mode));
 }
 
 function renderDelimited(spans: TextSpan[], mode: InlineMode): string {
@@ -155,6 +158,7 @@ export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => HTM
 /** Spans as an HTML fragment (a toggle's `<summary>`, where markdown is not read). */
 export function spansToHtml(spans: readonly TextSpan[]): string {
   return normalizeSpans(spans)
+    .map(mentionAsLink)
     .map((span) => {
       let inner = escapeHtml(span.text).replaceAll("\n", "<br>");
       const tags = [...MARKS.filter((mark) => span[mark]), ...(span.code ? (["code"] as const) : [])];

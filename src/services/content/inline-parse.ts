@@ -1,6 +1,7 @@
 import { decodeHTMLStrict } from "entities";
 import type { Token } from "markdown-it";
 import { markdownTokens } from "./markdown-tokens";
+import { linkOrMention } from "./mentions";
 import type { TextSpan } from "./schema";
 import { MARKS, type Mark, normalizeSpans } from "./spans";
 
@@ -54,7 +55,7 @@ class TagMarks {
     if (this.counts.strikethrough) marks.strikethrough = true;
     if (this.counts.code) marks.code = true;
     const link = this.links.at(-1);
-    if (link) marks.link = link;
+    if (link) Object.assign(marks, linkOrMention(link));
     return marks;
   }
 }
@@ -83,7 +84,12 @@ export function tokensToSpans(tokens: readonly Token[]): TextSpan[] {
   const push = (text: string, extra: Omit<TextSpan, "text"> = {}) => {
     const span: TextSpan = { text, ...tags.marks() };
     for (const mark of MARKS) if (marks[mark] > 0) span[mark] = true;
-    if (links.length > 0) span.link = links.at(-1);
+    if (links.length > 0) {
+      // The markdown link wins over an HTML one around it, whichever of link or mention each is.
+      delete span.link;
+      delete span.mention;
+      Object.assign(span, linkOrMention(links.at(-1) as string));
+    }
     spans.push({ ...span, ...extra });
   };
   for (const token of tokens) {

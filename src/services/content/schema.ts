@@ -36,6 +36,13 @@ export const LIST_TYPES = ["bulleted-list", "numbered-list"] as const;
 export const MEDIA_TYPES = ["image", "video", "audio", "embed"] as const;
 export const MAX_INDENT = 6;
 
+/** What an inline mention refers to (services/content/mentions.ts). */
+export interface Mention {
+  type: "page" | "block" | "user" | "date";
+  /** The page's, block's or user's id; for a date, the date (`2026-11-23`) or instant. */
+  id: string;
+}
+
 export interface TextSpan {
   text: string;
   bold?: boolean;
@@ -43,6 +50,8 @@ export interface TextSpan {
   code?: boolean;
   strikethrough?: boolean;
   link?: string;
+  /** An inline mention; a span that mentions is not also a link. */
+  mention?: Mention;
 }
 
 export interface TextItem {
@@ -104,6 +113,24 @@ export type ContentItem =
   | TableItem
   | MediaItem;
 
+/** Calendar dates and instants a date mention may name. */
+const DATE_MENTION = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+export const MentionSchema = z
+  .object({
+    type: z.enum(["page", "block", "user", "date"]),
+    id: z.string().trim().min(1).max(200),
+  })
+  .refine((mention) => mention.type !== "date" || DATE_MENTION.test(mention.id), {
+    message: "A date mention's id is an ISO-8601 date (2026-11-23) or date-time",
+    path: ["id"],
+  })
+  .openapi("ContentMention", {
+    description:
+      "An inline mention of a page, block, user or date. In markdown: `[text](mention:<type>:<id>)`. Backlinks are kept from these.",
+    example: { type: "page", id: "5f0c6f9e-8a53-4c4b-9d67-0b7d1f2a3c4d" },
+  });
+
 export const TextSpanSchema = z
   .looseObject({
     text: z.string(),
@@ -112,8 +139,12 @@ export const TextSpanSchema = z
     code: z.boolean().optional(),
     strikethrough: z.boolean().optional(),
     link: z.string().optional().openapi({ description: "Link target of this span" }),
+    mention: MentionSchema.optional(),
   })
-  .openapi("ContentTextSpan", { example: { text: "the quick start", bold: true } });
+  .openapi("ContentTextSpan", {
+    example: { text: "the quick start", bold: true },
+    description: "A run of text with its marks; `link` or `mention` (a span that mentions is not also a link)",
+  });
 
 const children = z
   .array(TextSpanSchema)

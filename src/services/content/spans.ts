@@ -33,7 +33,9 @@ function cleanSpan(span: TextSpan): TextSpan {
   if (span.italic) clean.italic = true;
   if (span.strikethrough) clean.strikethrough = true;
   if (span.code) clean.code = true;
-  if (span.link) clean.link = span.link;
+  // A mention is not also a link (the markdown of the two would collide).
+  if (span.mention) clean.mention = { type: span.mention.type, id: span.mention.id };
+  else if (span.link) clean.link = span.link;
   return clean;
 }
 
@@ -44,7 +46,10 @@ function splitEdgeWhitespace(span: TextSpan): TextSpan[] {
   const { text } = span;
   const start = text.length - text.trimStart().length;
   const end = start === text.length ? text.length : text.trimEnd().length;
-  const plain = (part: string): TextSpan => (span.link ? { text: part, link: span.link } : { text: part });
+  const plain = (part: string): TextSpan => {
+    if (span.mention) return { text: part, mention: span.mention };
+    return span.link ? { text: part, link: span.link } : { text: part };
+  };
   return [plain(text.slice(0, start)), { ...span, text: text.slice(start, end) }, plain(text.slice(end))];
 }
 
@@ -53,4 +58,6 @@ export const sameMarks = (a: TextSpan, b: TextSpan) =>
   !!a.italic === !!b.italic &&
   !!a.strikethrough === !!b.strikethrough &&
   !!a.code === !!b.code &&
-  (a.link ?? "") === (b.link ?? "");
+  (a.link ?? "") === (b.link ?? "") &&
+  a.mention?.type === b.mention?.type &&
+  a.mention?.id === b.mention?.id;
