@@ -7,7 +7,8 @@ import { newId } from "../../lib/ids";
 import { StaleWrite } from "../../lib/stale";
 import { blockNotFound } from "./queries";
 import { type Block, type BlockRecord, presentBlock } from "./record";
-import { isActive, visibleTo } from "./visibility";
+import { activeSubtree, firstOfEach, type SubtreeRow } from "./subtree";
+import { visibleTo } from "./visibility";
 
 // Every write is one statement (or one batch) whose WHERE clause carries the
 // ownership and reference checks, so a request costs one round trip after auth.
@@ -233,15 +234,8 @@ export async function deleteBlock(ctx: UserContext, id: string): Promise<number>
 
 /** Upper bound on the blocks one duplicate copies. */
 export const DUPLICATE_MAX_BLOCKS = 10_000;
-/** Upper bound on the levels a duplicate follows (a bound on the recursion, whatever links it meets). */
-const DUPLICATE_MAX_DEPTH = 1_000;
 
-interface SubtreeNode {
-  id: string;
-  parent_id: string | null;
-  database_id: string | null;
-  position: number | null;
-  depth: number;
+interface SubtreeNode extends SubtreeRow {
   next_sibling_position: number | null;
   last_sibling_position: number | null;
 }
@@ -264,17 +258,8 @@ export async function duplicateBlock(
     alsoInBatch?: (copied: { copies: string; timestamp: string }) => SQL[];
   },
 ): Promise<{ block: Block; copied: number }> {
-  // Rows travel through the recursion (no join back by id: that scans the table).
   const found = await ctx.db.all<SubtreeNode>(sql`
-    WITH RECURSIVE tree AS (
-      SELECT b.id, b.parent_id, b.database_id, b.position, 0 AS depth FROM blocks b
-      WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}
-      UNION
-      SELECT c.id, c.parent_id, c.database_id, c.position, tree.depth + 1 FROM blocks c
-      JOIN tree ON c.parent_id = tree.id OR c.database_id = tree.id
-      WHERE ${options.includeChildren ? sql`1` : sql`0`} AND ${visibleTo(ctx.actor, "c")} AND ${isActive("c")}
-        AND tree.depth < ${DUPLICATE_MAX_DEPTH}
-    )
+    ${activeSubtree(ctx.actor, id, options.includeChildren)}
     SELECT tree.*,
       CASE WHEN tree.depth = 0 THEN (SELECT min(s.position) FROM blocks s
         WHERE s.parent_id IS tree.parent_id AND s.position > tree.position) END AS next_sibling_position,
@@ -284,8 +269,7 @@ export async function duplicateBlock(
     ORDER BY tree.depth
     LIMIT ${DUPLICATE_MAX_BLOCKS + 1}`);
   // A row reached both as a child and as a row of a copied database appears twice: keep the first.
-  const seen = new Set<string>();
-  const nodes = found.filter((node) => !seen.has(node.id) && seen.add(node.id));
+  const nodes = firstOfEach(found);
   const root = nodes[0];
   if (root?.depth !== 0) throw blockNotFound(id);
   if (nodes.length > DUPLICATE_MAX_BLOCKS) {
