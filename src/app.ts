@@ -10,14 +10,27 @@ import { PAGINATION_HEADER_NAMES } from "./lib/pagination";
 import { validationHook } from "./openapi/validation";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
 import { authRouter } from "./routes/auth/auth.index";
+import { backlinksRouter } from "./routes/backlinks/backlinks.index";
 import { blocksRouter } from "./routes/blocks/blocks.index";
+import { commentsRouter } from "./routes/comments/comments.index";
 import { databaseViewsRouter } from "./routes/database-views/database-views.index";
 import { databasesRouter } from "./routes/databases/databases.index";
 import { registerDocumentation } from "./routes/documentation/documentation.index";
 import { meRouter } from "./routes/me/me.index";
+import { mentionsRouter } from "./routes/mentions/mentions.index";
 import { pagesRouter } from "./routes/pages/pages.index";
 import { paymentsRouter } from "./routes/payments/payments.index";
+import { syncedBlocksRouter } from "./routes/synced-blocks/synced-blocks.index";
 import { systemRouter } from "./routes/system/system.index";
+
+/** The table a D1 error (or the query error wrapping it) says does not exist. */
+function missingTableOf(error: unknown): string | undefined {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    const table = /no such table: ([\w.]+)/.exec(current.message)?.[1];
+    if (table) return table;
+  }
+  return undefined;
+}
 
 /**
  * Hosts of a request served by `wrangler dev` on this machine. On Cloudflare a request's URL
@@ -79,8 +92,12 @@ export function createApp() {
   app.route("/", pagesRouter);
   app.route("/", databasesRouter);
   app.route("/", databaseViewsRouter);
+  app.route("/", mentionsRouter);
+  app.route("/", backlinksRouter);
+  app.route("/", commentsRouter);
   app.route("/", paymentsRouter);
   app.route("/", meRouter);
+  app.route("/", syncedBlocksRouter);
   registerDocumentation(app);
 
   app.notFound((c) => {
@@ -115,6 +132,21 @@ export function createApp() {
     if (error instanceof Error && /UNIQUE constraint failed/.test(error.message)) {
       // A uniqueness the database enforces and a check before the write missed (a race, or old data).
       return c.json<ErrorBody>({ error: "Conflicts with an existing record", code: "conflict" }, 409);
+    }
+    const missingTable = missingTableOf(error);
+    if (missingTable) {
+      // A feature whose migration has not been applied to this database (`wrangler d1 migrations apply`).
+      console.error(
+        JSON.stringify({ level: "error", request_id: requestId, path: c.req.path, missing_table: missingTable }),
+      );
+      return c.json<ErrorBody>(
+        {
+          error: "This feature is not available yet: its database migration has not been applied",
+          code: "unavailable",
+          details: { table: missingTable },
+        },
+        503,
+      );
     }
     if (error instanceof OutboundError) {
       // Its message names the service and what happened, never a URL, key or third-party body.

@@ -1,0 +1,41 @@
+import { z } from "@hono/zod-openapi";
+import { PaginationQuery } from "../../lib/pagination";
+import { SYNCED_BLOCK_STATUSES } from "../../schemas/synced-blocks";
+
+const EXAMPLE_SOURCE = "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d";
+const EXAMPLE_INSTANCE = "9b3d5f7a-1c2e-4a6b-8d0f-2e4a6c8e0b1d";
+
+const blockId = z.string().min(1).max(128);
+
+export const CreateSyncedBlockBody = z
+  .strictObject({
+    source_block_id: blockId.openapi({ description: "The block to follow", example: EXAMPLE_SOURCE }),
+    instance_block_id: blockId.openapi({
+      description: "The block that follows it (its content is replaced at each propagation)",
+      example: EXAMPLE_INSTANCE,
+    }),
+  })
+  .openapi("CreateSyncedBlockRequest", {
+    example: { source_block_id: EXAMPLE_SOURCE, instance_block_id: EXAMPLE_INSTANCE },
+  });
+
+/** Propagate and unlink take no fields; a client may send `{}` or no body at all. */
+export const EmptyBody = z.strictObject({}).openapi("EmptyRequest", {
+  description: "No fields: send `{}` or no body",
+  example: {},
+});
+
+export const SourceParams = z.object({
+  sourceBlockId: blockId.openapi({ param: { name: "sourceBlockId", in: "path" }, example: EXAMPLE_SOURCE }),
+});
+
+export const InstanceParams = z.object({
+  instanceBlockId: blockId.openapi({ param: { name: "instanceBlockId", in: "path" }, example: EXAMPLE_INSTANCE }),
+});
+
+export const ListInstancesQuery = PaginationQuery.extend({
+  status: z
+    .enum(SYNCED_BLOCK_STATUSES)
+    .optional()
+    .openapi({ description: "Only links in this status (default: both)", example: "synced" }),
+}).strict();

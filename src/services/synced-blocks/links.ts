@@ -1,0 +1,178 @@
+import { type SQL, sql } from "drizzle-orm";
+import { batchAll } from "../../db/batch";
+import type { UserContext } from "../../lib/context";
+import { badRequest, conflict, notFound } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import type { SyncedBlock, SyncedBlockStatus } from "../../schemas/synced-blocks";
+import { blockNotFound } from "../blocks/queries";
+import { visibleTo } from "../blocks/visibility";
+
+// Synced-block links: an instance block follows a source block. Every rule of a
+// link (both blocks visible and syncable, one source per instance, no cycle) is a
+// condition of the INSERT itself, so concurrent links cannot together break one;
+// when the INSERT matches nothing, a diagnostic read says why (error path only).
+
+/**
+ * Blocks of these types are neither sources nor instances: a database's rows and schema
+ * records, and a row's values under its database's schema, are not copied verbatim.
+ */
+export const UNSYNCABLE_TYPES = ["database", "database_row"] as const;
+export const UNSYNCABLE = sql.raw(`(${UNSYNCABLE_TYPES.map((type) => `'${type}'`).join(", ")})`);
+
+const isUnsyncable = (type: string) => (UNSYNCABLE_TYPES as readonly string[]).includes(type);
+
+/** The link `s` is visible when the caller sees both of its blocks. */
+export const linkVisible = (ctx: UserContext, alias = "s"): SQL =>
+  sql`EXISTS (SELECT 1 FROM blocks a WHERE a.id = ${sql.raw(`${alias}.source_block_id`)} AND ${visibleTo(ctx.actor, "a")})
+    AND EXISTS (SELECT 1 FROM blocks a WHERE a.id = ${sql.raw(`${alias}.instance_block_id`)} AND ${visibleTo(ctx.actor, "a")})`;
+
+const syncableVisible = (ctx: UserContext, id: string): SQL =>
+  sql`EXISTS (SELECT 1 FROM blocks a WHERE a.id = ${id} AND ${visibleTo(ctx.actor, "a")} AND a.type NOT IN ${UNSYNCABLE})`;
+
+/**
+ * True when `dependent` already depends on `on`'s content: it is `on`, contains it (as an
+ * ancestor by `parent_id`, or as its database), or follows (through synced links) a block
+ * that does, transitively. Walks from `on` to what depends on it: its ancestors and the
+ * instances that follow it. Making `on` follow `dependent` would then close a cycle.
+ */
+export const dependsOn = (dependent: string, on: string): SQL => sql`EXISTS (
+  WITH RECURSIVE dependents(id) AS (
+    SELECT ${on}
+    UNION SELECT d.parent_id FROM blocks d JOIN dependents ON d.id = dependents.id WHERE d.parent_id IS NOT NULL
+    UNION SELECT d.database_id FROM blocks d JOIN dependents ON d.id = dependents.id WHERE d.database_id IS NOT NULL
+    UNION SELECT f.instance_block_id FROM synced_blocks f JOIN dependents ON f.source_block_id = dependents.id
+      WHERE f.status = 'synced'
+  )
+  SELECT 1 FROM dependents WHERE dependents.id = ${dependent})`;
+
+/** True when `outer` is an ancestor of `inner` (by `parent_id` or `database_id`, any state). */
+export const inside = (inner: string, outer: string): SQL => sql`EXISTS (
+  WITH RECURSIVE ancestors(id) AS (
+    SELECT ${inner}
+    UNION SELECT d.parent_id FROM blocks d JOIN ancestors ON d.id = ancestors.id WHERE d.parent_id IS NOT NULL
+    UNION SELECT d.database_id FROM blocks d JOIN ancestors ON d.id = ancestors.id WHERE d.database_id IS NOT NULL
+  )
+  SELECT 1 FROM ancestors WHERE ancestors.id = ${outer})`;
+
+export interface LinkInput {
+  sourceBlockId: string;
+  instanceBlockId: string;
+}
+
+/**
+ * Makes the instance follow the source. An instance whose earlier link was unlinked may
+ * follow again (the same or another source): its record is replaced by the new link.
+ */
+export function linkBlocks(ctx: UserContext, input: LinkInput): Promise<SyncedBlock> {
+  const { sourceBlockId: source, instanceBlockId: instance } = input;
+  if (source === instance) {
+    throw badRequest("A block cannot follow itself", { field: "instance_block_id", id: instance });
+  }
+  return retryWhileStale("synced blocks", async () => {
+    const timestamp = ctx.now().toISOString();
+    const record = await ctx.db.get<SyncedBlock | undefined>(sql`
+      INSERT INTO synced_blocks (id, source_block_id, instance_block_id, status, last_synced_at, created_by, created_at)
+      SELECT ${newId()}, ${source}, ${instance}, 'synced', NULL, ${ctx.actor.userId}, ${timestamp}
+      WHERE ${syncableVisible(ctx, source)} AND ${syncableVisible(ctx, instance)}
+        AND NOT ${inside(source, instance)} AND NOT ${dependsOn(source, instance)}
+      ON CONFLICT (instance_block_id) DO UPDATE SET id = excluded.id, source_block_id = excluded.source_block_id,
+        status = 'synced', last_synced_at = NULL, created_by = excluded.created_by, created_at = excluded.created_at
+      WHERE synced_blocks.status = 'unlinked'
+      RETURNING *`);
+    if (record) return record;
+    throw await explainRefusedLink(ctx, source, instance);
+  });
+}
+
+async function explainRefusedLink(ctx: UserContext, source: string, instance: string): Promise<Error> {
+  const typeOf = (id: string) => sql`(SELECT a.type FROM blocks a WHERE a.id = ${id} AND ${visibleTo(ctx.actor, "a")})`;
+  const row = await ctx.db.get<{
+    source_type: string | null;
+    instance_type: string | null;
+    following: number;
+    source_inside_instance: number;
+    instance_inside_source: number;
+    cycle: number;
+  }>(sql`
+    SELECT ${typeOf(source)} AS source_type, ${typeOf(instance)} AS instance_type,
+      EXISTS (SELECT 1 FROM synced_blocks f WHERE f.instance_block_id = ${instance} AND f.status = 'synced') AS following,
+      ${inside(source, instance)} AS source_inside_instance,
+      ${inside(instance, source)} AS instance_inside_source,
+      ${dependsOn(source, instance)} AS cycle`);
+  if (!row?.source_type) return notFound("Source block not found", { field: "source_block_id", id: source });
+  if (!row.instance_type) return notFound("Instance block not found", { field: "instance_block_id", id: instance });
+  for (const [field, id, type] of [
+    ["source_block_id", source, row.source_type],
+    ["instance_block_id", instance, row.instance_type],
+  ] as const) {
+    if (isUnsyncable(type)) {
+      return badRequest("A database or a database row cannot be a synced block", { field, id, type });
+    }
+  }
+  if (row.following === 1) {
+    return conflict("This instance already follows a source: unlink it first", {
+      field: "instance_block_id",
+      id: instance,
+    });
+  }
+  if (row.source_inside_instance === 1) {
+    return conflict("The source lies inside the instance: propagating would replace the source itself", {
+      reason: "source_inside_instance",
+    });
+  }
+  if (row.instance_inside_source === 1) {
+    return conflict("The instance lies inside the source: it would be copied into itself", {
+      reason: "instance_inside_source",
+    });
+  }
+  if (row.cycle === 1) {
+    return conflict(
+      "The source already follows the instance (directly, or through other synced blocks and the blocks that contain them): linking them would form a cycle",
+      { reason: "cycle" },
+    );
+  }
+  // Nothing refuses it now: what refused it changed in the meantime (an unlink, a move). Try again.
+  return new StaleWrite();
+}
+
+/** The link of an instance, when the caller sees both of its blocks. */
+export async function getLink(ctx: UserContext, instanceBlockId: string): Promise<SyncedBlock> {
+  const record = await ctx.db.get<SyncedBlock | undefined>(
+    sql`SELECT s.* FROM synced_blocks s WHERE s.instance_block_id = ${instanceBlockId} AND ${linkVisible(ctx)}`,
+  );
+  if (!record) throw linkNotFound(instanceBlockId);
+  return record;
+}
+
+const linkNotFound = (instanceBlockId: string) =>
+  notFound("No synced block for this instance", { instance_block_id: instanceBlockId });
+
+/** One page of a visible source's links to instances the caller sees, oldest first. */
+export async function listInstances(
+  ctx: UserContext,
+  sourceBlockId: string,
+  window: PageWindow,
+  status?: SyncedBlockStatus,
+): Promise<Page<SyncedBlock>> {
+  const from = sql`FROM synced_blocks s WHERE s.source_block_id = ${sourceBlockId}
+    AND ${status ? sql`s.status = ${status}` : sql`1`}
+    AND EXISTS (SELECT 1 FROM blocks a WHERE a.id = s.instance_block_id AND ${visibleTo(ctx.actor, "a")})`;
+  const [sources, records, counts] = await batchAll<[{ id: string }, SyncedBlock, { total: number }]>(ctx.db, [
+    sql`SELECT b.id FROM blocks b WHERE b.id = ${sourceBlockId} AND ${visibleTo(ctx.actor)}`,
+    ...listingQueries(sql`SELECT s.*`, from, sql`s.created_at ASC, s.id ASC`, window),
+  ]);
+  if (sources.length === 0) throw blockNotFound(sourceBlockId);
+  return readPage(records, counts, window, (record) => record);
+}
+
+/** The instance stops following its source and keeps its content; unlinking twice changes nothing. */
+export async function unlinkInstance(ctx: UserContext, instanceBlockId: string): Promise<SyncedBlock> {
+  const record = await ctx.db.get<SyncedBlock | undefined>(sql`
+    UPDATE synced_blocks AS s SET status = 'unlinked'
+    WHERE s.instance_block_id = ${instanceBlockId} AND ${linkVisible(ctx)}
+    RETURNING *`);
+  if (!record) throw linkNotFound(instanceBlockId);
+  return record;
+}

@@ -1,0 +1,220 @@
+import { type SQL, sql } from "drizzle-orm";
+import { batchAll } from "../../db/batch";
+import type { UserContext } from "../../lib/context";
+import { badRequest, conflict } from "../../lib/errors";
+import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import type { PropagateResult } from "../../schemas/synced-blocks";
+import { DUPLICATE_MAX_BLOCKS } from "../blocks/commands";
+import { blockNotFound } from "../blocks/queries";
+import { activeSubtree, firstOfEach, type SubtreeRow } from "../blocks/subtree";
+import { visibleTo } from "../blocks/visibility";
+import { copySchemaRecords } from "../databases/schema-records";
+import { UNSYNCABLE, UNSYNCABLE_TYPES } from "./links";
+
+// Propagation copies a source's type, properties, content and active subtree to every
+// instance that follows it (status synced) and that the caller sees: one read (one
+// round trip), then one atomic batch of a fixed number of statements whatever the
+// number of instances (the instances and the subtree travel as two JSON parameters),
+// led by a guard that fails the whole batch unless what was read still holds.
+
+/** Most blocks one propagation writes: the instances plus their copies of the source's subtree. */
+export const PROPAGATE_MAX_BLOCKS = DUPLICATE_MAX_BLOCKS;
+
+/** Hazards reported at most (a 409's details). */
+const MAX_HAZARDS = 100;
+
+/**
+ * The sets a propagation works on, as CTEs after the source's subtree (`tree`: the source
+ * in any state and its active visible descendants, as a duplicate copies them):
+ * `targets`, the instances updated (linked, synced, visible, of a syncable type), and
+ * `old(id, target)`, each target's visible descendants in any state, which are replaced.
+ */
+const propagationSets = (ctx: UserContext, source: string): SQL => sql`
+  ${activeSubtree(ctx.actor, source, true)},
+  targets(id) AS (
+    SELECT s.instance_block_id FROM synced_blocks s JOIN blocks b ON b.id = s.instance_block_id
+    WHERE s.source_block_id = ${source} AND s.status = 'synced' AND ${visibleTo(ctx.actor)}
+      AND b.type NOT IN ${UNSYNCABLE}
+  ),
+  old(id, target) AS (
+    SELECT c.id, targets.id FROM targets JOIN blocks c ON c.parent_id = targets.id OR c.database_id = targets.id
+    WHERE ${visibleTo(ctx.actor, "c")}
+    UNION
+    SELECT c.id, old.target FROM old JOIN blocks c ON c.parent_id = old.id OR c.database_id = old.id
+    WHERE ${visibleTo(ctx.actor, "c")}
+  )`;
+
+/**
+ * What must not be, given the sets, one reason per instance: an instance that lies in the
+ * source's subtree (it would be copied into itself), an instance among another instance's
+ * replaced descendants (it would be deleted and written at once), an instance whose
+ * replaced descendants hold the source or part of its subtree (the propagation would
+ * delete what it copies).
+ */
+const HAZARDS = sql.raw(`
+  SELECT instance_block_id,
+    CASE min(rank) WHEN 1 THEN 'instance_inside_source' WHEN 2 THEN 'inside_another_instance'
+      ELSE 'contains_source' END AS reason
+  FROM (
+    SELECT targets.id AS instance_block_id, 1 AS rank FROM targets WHERE targets.id IN (SELECT id FROM tree)
+    UNION ALL SELECT old.id, 2 FROM old WHERE old.id IN (SELECT id FROM targets)
+    UNION ALL SELECT old.target, 3 FROM old WHERE old.id IN (SELECT id FROM tree)
+  )
+  GROUP BY instance_block_id`);
+
+/**
+ * The state a propagation was computed from: the subtree's shape, the targets, the
+ * source's type. The guard compares it in the same text, computed by the same SQL.
+ */
+const SIGNATURE = sql.raw(`json_array(
+    (SELECT json_group_array(json_array(id, parent_id, database_id))
+      FROM (SELECT DISTINCT id, parent_id, database_id FROM tree ORDER BY 1, 2, 3)),
+    (SELECT json_group_array(id) FROM (SELECT id FROM targets ORDER BY id)),
+    (SELECT t.type FROM blocks t WHERE t.id = (SELECT id FROM tree WHERE depth = 0 LIMIT 1)))`);
+
+/** SQLite's integer overflow: how the guard fails its batch (nothing else here computes abs()). */
+const STALE_ERROR = /integer overflow/i;
+
+const isStale = (error: unknown): boolean =>
+  error instanceof Error &&
+  (STALE_ERROR.test(error.message) || (error.cause instanceof Error && STALE_ERROR.test(error.cause.message)));
+
+interface NodeRow extends SubtreeRow {
+  type: string;
+}
+
+/**
+ * Copy ids: a random prefix per propagation (the first 24 characters of a v4 UUID, 74
+ * random bits) and the copy's index in 12 hex digits, so every copy id is a well-formed
+ * UUID that the INSERT computes itself: no id list travels as a parameter.
+ */
+const copyId = (prefix: string, index: number) => `${prefix}${index.toString(16).padStart(12, "0")}`;
+const copyIdSql = (prefix: string, index: SQL) => sql`(${prefix} || printf('%012x', ${index}))`;
+
+/**
+ * Copies the source's type, properties and content onto every instance the caller sees
+ * that follows it, and replaces each instance's descendants with fresh copies of the
+ * source's active descendants, in one atomic batch. Instances keep their id, parent,
+ * position, database, teamspace, owner, flags and creation time.
+ */
+export function propagate(ctx: UserContext, source: string): Promise<PropagateResult> {
+  return retryWhileStale("source block or its instances", () => attempt(ctx, source));
+}
+
+async function attempt(ctx: UserContext, source: string): Promise<PropagateResult> {
+  const sets = propagationSets(ctx, source);
+  const [found, links, signatures, hazards] = await batchAll<
+    [NodeRow, { id: string; type: string }, { signature: string }, { instance_block_id: string; reason: string }]
+  >(ctx.db, [
+    sql`${activeSubtree(ctx.actor, source, true)}
+      SELECT tree.*, (SELECT t.type FROM blocks t WHERE t.id = tree.id) AS type FROM tree
+      ORDER BY tree.depth LIMIT ${PROPAGATE_MAX_BLOCKS + 1}`,
+    sql`SELECT s.instance_block_id AS id, b.type FROM synced_blocks s JOIN blocks b ON b.id = s.instance_block_id
+      WHERE s.source_block_id = ${source} AND s.status = 'synced' AND ${visibleTo(ctx.actor)}
+      ORDER BY s.instance_block_id LIMIT ${PROPAGATE_MAX_BLOCKS + 1}`,
+    sql`${sets} SELECT ${SIGNATURE} AS signature`,
+    sql`${sets} ${HAZARDS} ORDER BY instance_block_id LIMIT ${MAX_HAZARDS}`,
+  ]);
+  const root = found[0];
+  if (root?.depth !== 0) throw blockNotFound(source);
+  if ((UNSYNCABLE_TYPES as readonly string[]).includes(root.type)) {
+    throw conflict("The source has become a database or a database row: it cannot be propagated", {
+      id: source,
+      type: root.type,
+    });
+  }
+  const isTarget = (link: { type: string }) => !(UNSYNCABLE_TYPES as readonly string[]).includes(link.type);
+  const targets = links.filter(isTarget).map((link) => link.id);
+  const skipped = links.filter((link) => !isTarget(link)).map((link) => link.id);
+  const timestamp = ctx.now().toISOString();
+  const result = (updated: string[], copied: number): PropagateResult => ({
+    source_block_id: source,
+    updated: updated.length,
+    instance_block_ids: updated,
+    skipped_instance_block_ids: skipped,
+    copied_blocks: copied,
+    last_synced_at: timestamp,
+  });
+  if (targets.length === 0) return result([], 0);
+  if (hazards.length > 0) {
+    throw conflict("Some instances overlap the source or each other: move or unlink them first", { hazards });
+  }
+
+  const descendants = firstOfEach(found).slice(1);
+  const written = targets.length * (descendants.length + 1);
+  if (found.length > PROPAGATE_MAX_BLOCKS || links.length > PROPAGATE_MAX_BLOCKS || written > PROPAGATE_MAX_BLOCKS) {
+    throw badRequest(`Cannot write more than ${PROPAGATE_MAX_BLOCKS} blocks in one propagation`, {
+      instances: targets.length,
+      subtree_blocks: descendants.length,
+      max_blocks: PROPAGATE_MAX_BLOCKS,
+    });
+  }
+
+  // Each descendant as [source id, parent, database]: a reference is the index of the
+  // copied block it points to, -1 for the source (the instance, in the copy), or null
+  // to keep the block's own value (a reference outside the subtree).
+  const index = new Map(descendants.map((node, i) => [node.id, i]));
+  const ref = (id: string | null) => (id === null ? null : id === source ? -1 : (index.get(id) ?? null));
+  const nodesJson = JSON.stringify(descendants.map((node) => [node.id, ref(node.parent_id), ref(node.database_id)]));
+  const targetsJson = JSON.stringify(targets);
+  const count = descendants.length;
+  const prefix = crypto.randomUUID().slice(0, 24);
+  // The copy of descendant n under target t is copy number t * count + n.
+  const copyRef = (slot: 1 | 2, own: SQL) => {
+    const at = sql.raw(`n.value ->> '$[${slot}]'`);
+    return sql`CASE WHEN ${at} IS NULL THEN ${own} WHEN ${at} < 0 THEN t.value
+      ELSE ${copyIdSql(prefix, sql`t.key * ${count} + ${at}`)} END`;
+  };
+  const databases = descendants.flatMap((node, n) => (node.type === "database" ? [n] : []));
+  const databaseCopies = JSON.stringify(
+    targets.flatMap((_, t) =>
+      databases.map((n) => ({ source_id: descendants[n]?.id, id: copyId(prefix, t * count + n) })),
+    ),
+  );
+  // Each target's descendants that are replaced (visible ones, in any state), as a DELETE would take them.
+  const old = sql`WITH RECURSIVE old(id) AS (
+      SELECT c.id FROM json_each(${targetsJson}) t JOIN blocks c ON c.parent_id = t.value OR c.database_id = t.value
+      WHERE ${visibleTo(ctx.actor, "c")}
+      UNION
+      SELECT c.id FROM old JOIN blocks c ON c.parent_id = old.id OR c.database_id = old.id
+      WHERE ${visibleTo(ctx.actor, "c")}
+    )`;
+
+  const statements: SQL[] = [
+    // The guard: fails the batch (integer overflow) unless the state read still holds and is safe.
+    sql`${sets} SELECT abs(CASE WHEN ${SIGNATURE} = ${signatures[0]?.signature ?? ""}
+      AND NOT EXISTS (${HAZARDS}) THEN 0 ELSE -9223372036854775807 - 1 END) AS fresh`,
+    // Blocks the caller cannot see under replaced ones are detached to the top level, as DELETE does.
+    sql`${old} UPDATE blocks AS b SET
+        parent_id = CASE WHEN b.parent_id IN (SELECT id FROM old) THEN NULL ELSE b.parent_id END,
+        database_id = CASE WHEN b.database_id IN (SELECT id FROM old) THEN NULL ELSE b.database_id END
+      WHERE (b.parent_id IN (SELECT id FROM old) OR b.database_id IN (SELECT id FROM old))
+        AND NOT (${visibleTo(ctx.actor)})`,
+    sql`${old} DELETE FROM blocks WHERE id IN (SELECT id FROM old)`,
+    sql`UPDATE blocks AS b SET type = src.type, properties = src.properties, content = src.content,
+        last_edited_by = ${ctx.actor.userId}, updated_at = ${timestamp}
+      FROM (SELECT type, properties, content FROM blocks WHERE id = ${source}) AS src
+      WHERE b.id IN (SELECT value FROM json_each(${targetsJson})) AND ${visibleTo(ctx.actor)}
+      RETURNING id`,
+    sql`INSERT INTO blocks (id, type, parent_id, database_id, teamspace_id, properties, content, position,
+        archived, in_trash, created_by, last_edited_by, created_at, updated_at)
+      SELECT ${copyIdSql(prefix, sql`t.key * ${count} + n.key`)}, b.type, ${copyRef(1, sql`b.parent_id`)},
+        ${copyRef(2, sql`b.database_id`)}, i.teamspace_id, b.properties, b.content, b.position,
+        0, 0, i.created_by, ${ctx.actor.userId}, ${timestamp}, ${timestamp}
+      FROM json_each(${targetsJson}) t JOIN blocks i ON i.id = t.value
+      CROSS JOIN json_each(${nodesJson}) n JOIN blocks b ON b.id = n.value ->> '$[0]'`,
+    ...(databases.length > 0 ? [copySchemaRecords({ copies: databaseCopies, timestamp })] : []),
+    sql`UPDATE synced_blocks SET last_synced_at = ${timestamp}
+      WHERE source_block_id = ${source} AND status = 'synced'
+        AND instance_block_id IN (SELECT value FROM json_each(${targetsJson}))`,
+  ];
+  try {
+    const results = await batchAll<unknown[]>(ctx.db, statements);
+    const returned = new Set((results[3] as { id: string }[]).map((row) => row.id));
+    const updated = targets.filter((id) => returned.has(id));
+    return result(updated, count * updated.length);
+  } catch (error) {
+    if (isStale(error)) throw new StaleWrite();
+    throw error;
+  }
+}
