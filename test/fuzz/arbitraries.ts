@@ -114,6 +114,9 @@ function roleForName(name: string, apiPath: string): Role[] | undefined {
   }
   if (key.includes("property")) return apiPath.includes("option") ? ["selectProperty"] : ["property"];
   if (key.includes("view")) return ["view"];
+  if (apiPath.includes("/comments") && (key === "id" || key === "parent_id")) return ["comment"];
+  if (apiPath.includes("/mentions") && key === "id") return ["mention"];
+  if (key.endsWith("page_id")) return ["page", "row"];
   if (key.includes("database")) return ["database"];
   if (key === "parent_id") return ["page", "block", "database"];
   if (key === "id" || key === "ids") {
@@ -140,6 +143,8 @@ const ROLES: Role[] = [
   "option",
   "optionName",
   "view",
+  "comment",
+  "mention",
 ];
 
 const WORDS = ["Alpha", "beta", "Todo", "Done", "Art", "Notes", "Q3 plan", "x", "Hello world", "Due"];

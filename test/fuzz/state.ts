@@ -29,6 +29,8 @@ export interface Pool {
   blocks: { id: string; type: string; database_id: string | null }[];
   databases: PoolDatabase[];
   views: { id: string; database_id: string }[];
+  comments: { id: string }[];
+  mentions: { id: string }[];
 }
 
 /** How many of a user's blocks the pool holds: the oldest first, so the fixtures stay in it. */
@@ -149,6 +151,8 @@ async function createFixtures(user: TestUser): Promise<void> {
     });
   }
 
+  await createCollaborationFixtures(user);
+
   // Bulk, written straight to D1 in one batch: wide, deep and long.
   const wide = await createPage(user, { title: "Wide" });
   const deep = await createPage(user, { title: "Deep" });
@@ -179,8 +183,28 @@ async function createFixtures(user: TestUser): Promise<void> {
   ]);
 }
 
+/** A comment thread (one resolved), a mention in content and one made through the API, a synced pair. */
+async function createCollaborationFixtures(user: TestUser): Promise<void> {
+  const target = await createPage(user, { title: "Mentioned" });
+  const source = await createPage(user, {
+    title: "Mentions",
+    content: [{ type: "paragraph", children: [{ text: "@Mentioned", mention: { type: "page", id: target.id } }] }],
+  });
+  const comment = await attempt<{ id: string }>("/api/v1/comments", "POST", user, {
+    block_id: source.id,
+    content: "A comment",
+  });
+  if (comment) {
+    await attempt("/api/v1/comments", "POST", user, { block_id: source.id, content: "A reply", parent_id: comment.id });
+    await attempt(`/api/v1/comments/${comment.id}/resolve`, "POST", user, {});
+  }
+  await attempt("/api/v1/mentions", "POST", user, { block_id: source.id, target_type: "date", target_id: "2026-12-01" });
+  const instance = await createPage(user, { title: "Synced copy" });
+  await attempt("/api/v1/synced-blocks", "POST", user, { source_block_id: source.id, instance_block_id: instance.id });
+}
+
 export async function readPool(user: TestUser): Promise<Pool> {
-  const [blocks, properties, views] = await env.DB.batch([
+  const [blocks, properties, views, comments, mentions] = await env.DB.batch([
     env.DB.prepare(
       `SELECT id, type, database_id, CASE WHEN type = 'database' THEN properties END AS properties
        FROM blocks WHERE created_by = ? AND type <> 'fuzz_item' ORDER BY seq LIMIT ${POOL_BLOCKS}`,
@@ -192,6 +216,13 @@ export async function readPool(user: TestUser): Promise<Pool> {
     env.DB.prepare(
       `SELECT v.id, v.database_id FROM database_views v
        JOIN blocks b ON b.id = v.database_id WHERE b.created_by = ? ORDER BY b.seq, v.id`,
+    ).bind(user.id),
+    env.DB.prepare(
+      `SELECT c.id FROM comments c JOIN blocks b ON b.id = c.block_id WHERE b.created_by = ? ORDER BY c.created_at, c.id`,
+    ).bind(user.id),
+    env.DB.prepare(
+      `SELECT m.id FROM mentions m JOIN blocks b ON b.id = m.block_id WHERE b.created_by = ?
+       ORDER BY m.origin, m.created_at, m.id LIMIT 100`,
     ).bind(user.id),
   ]);
   const blockRows = (blocks?.results ?? []) as {
@@ -223,6 +254,8 @@ export async function readPool(user: TestUser): Promise<Pool> {
     blocks: blockRows.map(({ id, type, database_id }) => ({ id, type, database_id })),
     databases: [...databases.values()],
     views: (views?.results ?? []) as { id: string; database_id: string }[],
+    comments: (comments?.results ?? []) as { id: string }[],
+    mentions: (mentions?.results ?? []) as { id: string }[],
   };
 }
 
@@ -269,6 +302,9 @@ async function replenish(pool: Pool): Promise<boolean> {
   }
   if (!fixture || !has("database_row")) {
     await createDatabaseFixture(pool.user);
+    made = true;
+  } else if (pool.comments.length === 0 || pool.mentions.length === 0) {
+    await createCollaborationFixtures(pool.user);
     made = true;
   } else if (pool.views.length === 0) {
     // Fuzzing may have changed the fixture database so that the views no longer fit: then a new one.
@@ -375,6 +411,10 @@ function resolveRef(pool: Pool, ref: PoolRef, context: Context): string {
       context.database ??= pool.databases.find((d) => d.id === chosen?.database_id);
       return chosen?.id ?? MISSING;
     }
+    case "comment":
+      return pickFrom(pool.comments, ref.pick)?.id ?? MISSING;
+    case "mention":
+      return pickFrom(pool.mentions, ref.pick)?.id ?? MISSING;
     case "property":
     case "propertyName":
     case "selectProperty":
@@ -467,7 +507,15 @@ export async function fingerprints(userIds: readonly string[]): Promise<string[]
            total(length(v.sorts)), total(length(v.visible_properties)), total(v.position), total(length(v.view_type)),
            total(length(v.date_property)), total(length(v.start_date_property)), total(length(v.end_date_property)),
            total(length(v.timeline_scale)))
-         FROM database_views v WHERE v.database_id IN (SELECT id FROM blocks WHERE created_by = ?1)) AS views`,
+         FROM database_views v WHERE v.database_id IN (SELECT id FROM blocks WHERE created_by = ?1)) AS views,
+        (SELECT json_array(count(*), max(c.updated_at), total(length(c.content)), total(c.resolved),
+           total(length(c.parent_id)), total(length(c.resolved_by)))
+         FROM comments c WHERE c.block_id IN (SELECT id FROM blocks WHERE created_by = ?1)) AS comments,
+        (SELECT json_array(count(*), total(length(m.target_id)), total(length(m.target_type)), total(length(m.snippet)),
+           total(length(m.kind)), total(length(m.origin)))
+         FROM mentions m WHERE m.block_id IN (SELECT id FROM blocks WHERE created_by = ?1)) AS mentions,
+        (SELECT json_array(count(*), total(length(s.status)), max(s.last_synced_at), total(length(s.source_block_id)))
+         FROM synced_blocks s WHERE s.instance_block_id IN (SELECT id FROM blocks WHERE created_by = ?1)) AS synced`,
     ).bind(id),
   );
   const results = await env.DB.batch(statements);

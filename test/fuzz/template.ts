@@ -17,7 +17,9 @@ export type Role =
   | "dateProperty"
   | "option"
   | "optionName"
-  | "view";
+  | "view"
+  | "comment"
+  | "mention";
 
 /** Whose objects: the fuzzing user's own, or another user's. */
 export type Owner = "self" | "other";
