@@ -198,7 +198,11 @@ async function createCollaborationFixtures(user: TestUser): Promise<void> {
     await attempt("/api/v1/comments", "POST", user, { block_id: source.id, content: "A reply", parent_id: comment.id });
     await attempt(`/api/v1/comments/${comment.id}/resolve`, "POST", user, {});
   }
-  await attempt("/api/v1/mentions", "POST", user, { block_id: source.id, target_type: "date", target_id: "2026-12-01" });
+  await attempt("/api/v1/mentions", "POST", user, {
+    block_id: source.id,
+    target_type: "date",
+    target_id: "2026-12-01",
+  });
   const instance = await createPage(user, { title: "Synced copy" });
   await attempt("/api/v1/synced-blocks", "POST", user, { source_block_id: source.id, instance_block_id: instance.id });
 }

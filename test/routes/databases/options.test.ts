@@ -279,11 +279,7 @@ describe("DELETE .../options/{option_id}", () => {
       .run();
     expect((await patchOption(user, database, "Tags", "Music", { name: "Sound" })).status).toBe(200);
     expect((await deleteOption(user, database, "Tags", "Art")).status).toBe(200);
-    expect((await storedProperties(row.id))?.[tags]).toEqual([
-      "legacy text",
-      { ...music, name: "Sound" },
-      7,
-    ]);
+    expect((await storedProperties(row.id))?.[tags]).toEqual(["legacy text", { ...music, name: "Sound" }, 7]);
   });
 
   it("400 for an option of a text property, and 404 for an option that does not exist", async () => {
