@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationQuery } from "../../lib/pagination";
-import { MENTION_TARGET_TYPES } from "../../services/content/mentions";
+import { DATE_MENTION, MENTION_TARGET_TYPES } from "../../services/content/mentions";
 
 const id = (name: string, example: string) =>
   z
@@ -17,15 +17,13 @@ export const TargetPageParams = z.object({ targetPageId: id("targetPageId", "5f0
 
 export const ListQuery = PaginationQuery;
 
-const DATE_OR_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
 const targetId = z.string().trim().min(1).max(200).openapi({
   description: "The page's, block's or user's id; for a date, `2026-11-23` or an ISO-8601 instant",
   example: "9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d",
 });
 
 const dateTargetValid = (value: { target_type?: string; target_id?: string }) =>
-  value.target_type !== "date" || value.target_id === undefined || DATE_OR_INSTANT.test(value.target_id);
+  value.target_type !== "date" || value.target_id === undefined || DATE_MENTION.test(value.target_id);
 const dateIssue = { message: "A date mention's target_id is an ISO-8601 date or date-time", path: ["target_id"] };
 
 export const CreateMentionBody = z

@@ -38,3 +38,19 @@ export const pageScope = (actor: Actor, pageId: string): SQL => sql`page_scope(i
 )`;
 
 export const isPageLike = (alias: string): SQL => sql.raw(`${alias}.type IN ('page', 'database', 'database_row')`);
+
+/**
+ * A scalar subquery, 1 when `blockId` and every block above it up to its page (or to the
+ * top, for a block on no page) are visible to the actor and active; else 0. What the
+ * page's hierarchy shows: a block under a trashed toggle is hidden with it.
+ */
+export const shownOnItsPage = (actor: Actor, blockId: SQL): SQL => sql`coalesce((
+  WITH RECURSIVE up(id, parent_id, type, shown, depth) AS (
+    SELECT u.id, u.parent_id, u.type, (${visibleTo(actor, "u")} AND ${isActive("u")}), 0
+    FROM blocks u WHERE u.id = ${blockId}
+    UNION ALL
+    SELECT p.id, p.parent_id, p.type, (up.shown AND ${visibleTo(actor, "p")} AND ${isActive("p")}), up.depth + 1
+    FROM blocks p JOIN up ON p.id = up.parent_id
+    WHERE up.type NOT IN ${PAGE_LIKE} AND up.depth < ${MAX_PAGE_DEPTH}
+  )
+  SELECT shown FROM up ORDER BY depth DESC LIMIT 1), 0)`;

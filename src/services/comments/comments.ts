@@ -6,7 +6,7 @@ import { badRequest, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { Comment } from "../../schemas/comments";
-import { isPageLike, pageOfBlock, pageScope } from "../blocks/page-scope";
+import { isPageLike, pageOfBlock, pageScope, shownOnItsPage } from "../blocks/page-scope";
 import { isActive, visibleTo } from "../blocks/visibility";
 
 export type { Comment };
@@ -49,10 +49,13 @@ const presentComment = (record: CommentRecord, pageId: string | null): Comment =
 const commentNotFound = (id: string) => notFound("Comment not found", { id });
 const blockNotFound = (id: string) => notFound("Block not found", { block_id: id });
 
-/** One row `{block_id, page_id}` when the block is visible to the caller and active; none otherwise. */
+/**
+ * One row `{block_id, page_id}` when the block is visible to the caller and shown on its
+ * page (it and every block above it up to its page active); none otherwise.
+ */
 const activeBlockState = (ctx: UserContext, blockId: string, extra: SQL = sql``): SQL => sql`
   SELECT b.id AS block_id, ${pageOfBlock(ctx.actor, sql.raw("b.id"))} AS page_id ${extra} FROM blocks b
-  WHERE b.id = ${blockId} AND ${visibleTo(ctx.actor)} AND ${isActive()}`;
+  WHERE b.id = ${blockId} AND ${visibleTo(ctx.actor)} AND ${shownOnItsPage(ctx.actor, sql.raw("b.id"))} = 1`;
 
 /** The comment's block is visible to the caller (in any state: a trashed page's comments can still be changed). */
 const onVisibleBlock = (ctx: UserContext, alias = "c"): SQL =>

@@ -1,4 +1,5 @@
 import { badRequest } from "../../lib/errors";
+import { mentionSpanForm } from "./mentions";
 import {
   CANONICAL_CONTENT_TYPES,
   type ContentItem,
@@ -131,7 +132,7 @@ function checkItem(item: unknown, path: string, issues: ContentIssue[]): Content
 
   const result = { ...parsed.data } as Record<string, unknown>;
   const spans = result.children as TextSpan[] | undefined;
-  result.children = spans && spans.length > 0 ? spans : [{ text: "" }];
+  result.children = spans && spans.length > 0 ? spans.map(mentionSpanForm) : [{ text: "" }];
   if (content) result.content = content;
   return result as unknown as ContentItem;
 }

@@ -10,6 +10,9 @@ export type MentionTargetType = (typeof MENTION_TARGET_TYPES)[number];
 
 const SCHEME = "mention:";
 
+/** What a date mention's id may be: a calendar date (`2026-11-23`) or an ISO-8601 instant. */
+export const DATE_MENTION = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
 /** The markdown link destination of a mention. */
 export const mentionHref = (mention: Mention): string => `${SCHEME}${mention.type}:${encodeURIComponent(mention.id)}`;
 
@@ -40,3 +43,15 @@ export const linkOrMention = (href: string): Pick<TextSpan, "link" | "mention"> 
   const mention = mentionOfHref(href);
   return mention ? { mention } : { link: href };
 };
+
+/**
+ * A stored span in the one form mentions take: a link to a `mention:` destination
+ * becomes that mention, and a span that mentions drops any link beside it, so stored
+ * content, its markdown and the mentions kept from it all agree.
+ */
+export function mentionSpanForm(span: TextSpan): TextSpan {
+  const mention = span.mention ?? (span.link ? mentionOfHref(span.link) : undefined);
+  if (!mention) return span;
+  const { link: _link, ...rest } = span;
+  return { ...rest, mention };
+}

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { DATE_MENTION } from "./mentions";
 
 /**
  * The canonical editor content of a page or row body: the types, their TypeScript shapes and
@@ -112,9 +113,6 @@ export type ContentItem =
   | ToggleItem
   | TableItem
   | MediaItem;
-
-/** Calendar dates and instants a date mention may name. */
-const DATE_MENTION = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 export const MentionSchema = z
   .object({

@@ -1,3 +1,4 @@
+import { mentionOfHref } from "./mentions";
 import type { TextSpan } from "./schema";
 
 /** Text spans in the one form every export and the markdown round trip agree on. */
@@ -33,8 +34,10 @@ function cleanSpan(span: TextSpan): TextSpan {
   if (span.italic) clean.italic = true;
   if (span.strikethrough) clean.strikethrough = true;
   if (span.code) clean.code = true;
-  // A mention is not also a link (the markdown of the two would collide).
-  if (span.mention) clean.mention = { type: span.mention.type, id: span.mention.id };
+  // A mention is not also a link (the markdown of the two would collide); a link to a
+  // `mention:` destination is the mention it reads as in markdown.
+  const mention = span.mention ?? (span.link ? mentionOfHref(span.link) : undefined);
+  if (mention) clean.mention = { type: mention.type, id: mention.id };
   else if (span.link) clean.link = span.link;
   return clean;
 }

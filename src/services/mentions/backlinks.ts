@@ -4,14 +4,15 @@ import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { Backlink } from "../../schemas/mentions";
-import { isPageLike, pageOfBlock } from "../blocks/page-scope";
+import { isPageLike, pageOfBlock, shownOnItsPage } from "../blocks/page-scope";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { titleText } from "../pages/pages";
 
 // Backlinks of a page: the blocks whose content mentions it or links to its id (and API
 // mentions of it), read from the mentions table at request time. Only sources the
-// caller can see, active, on an active page they can see, are listed or counted, so
-// trashing or archiving a source hides its backlinks, restoring brings them back, and
+// caller can see and that its page shows (it, and every block above it up to its page,
+// visible and active) are listed or counted, so trashing or archiving a source (or a
+// block or page above it) hides its backlinks, restoring brings them back, and
 // deleting it deletes its mentions. One entry per source block (its first mention);
 // a page's own blocks referring to it are not backlinks. One round trip after auth.
 
@@ -39,8 +40,7 @@ const visibleSources = (ctx: UserContext, pageId: string): SQL => sql`
   FROM first_mentions f
   JOIN blocks b ON b.id = f.block_id
   LEFT JOIN blocks p ON p.id = ${pageOfBlock(ctx.actor, sql.raw("b.id"))}
-  WHERE ${visibleTo(ctx.actor)} AND ${isActive()}
-    AND (p.id IS NULL OR (${visibleTo(ctx.actor, "p")} AND ${isActive("p")}))
+  WHERE ${visibleTo(ctx.actor)} AND ${shownOnItsPage(ctx.actor, sql.raw("b.id"))} = 1
     AND coalesce(p.id, b.id) <> ${pageId}`;
 
 /** A row's title is the value of its database's title property; other pages have `properties.title`. */

@@ -7,10 +7,10 @@ import { newId } from "../../lib/ids";
 import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { MentionRecord } from "../../schemas/mentions";
 import { updateTypedBlock } from "../block-writes/writes";
-import { isPageLike, pageOfBlock, pageScope } from "../blocks/page-scope";
+import { isPageLike, pageOfBlock, pageScope, shownOnItsPage } from "../blocks/page-scope";
 import { blockNotFound } from "../blocks/queries";
 import { isActive, visibleTo } from "../blocks/visibility";
-import type { MentionTargetType } from "../content/mentions";
+import { DATE_MENTION, type MentionTargetType } from "../content/mentions";
 
 // Mentions: the ones a block's content holds are kept in step with every content
 // write by the triggers of migrations/0008_mentions_from_content.sql (origin
@@ -35,9 +35,10 @@ const present = (row: MentionRow): MentionRecord => ({ ...row });
 
 const mentionNotFound = (id: string) => notFound("Mention not found", { id });
 
-/** A block the caller can see, checked in the same batch as a listing. */
+/** A block the caller can see and its page shows (as comments require), checked in the same batch as a listing. */
 const visibleBlock = (ctx: UserContext, blockId: string, extra: SQL = sql`1`) =>
-  sql`SELECT b.id, b.type FROM blocks b WHERE b.id = ${blockId} AND ${visibleTo(ctx.actor)} AND ${extra}`;
+  sql`SELECT b.id, b.type FROM blocks b WHERE b.id = ${blockId} AND ${visibleTo(ctx.actor)}
+    AND ${shownOnItsPage(ctx.actor, sql.raw("b.id"))} = 1 AND ${extra}`;
 
 export async function listBlockMentions(
   ctx: UserContext,
@@ -77,15 +78,15 @@ export interface NewMention {
   target_id: string;
 }
 
-/** Whether a target may be mentioned by the caller: pages and blocks they can see, existing users, any date. */
+/** Whether a target may be mentioned by the caller: pages and blocks they can see; users and dates always. */
 const targetAllowed = (ctx: UserContext, type: MentionTargetType, id: string): SQL => {
   switch (type) {
     case "page":
       return sql`EXISTS (SELECT 1 FROM blocks t WHERE t.id = ${id} AND ${visibleTo(ctx.actor, "t")} AND ${isPageLike("t")})`;
     case "block":
       return sql`EXISTS (SELECT 1 FROM blocks t WHERE t.id = ${id} AND ${visibleTo(ctx.actor, "t")})`;
+    // Any user id, as in content: answering whether a user exists would let anyone probe ids.
     case "user":
-      return sql`EXISTS (SELECT 1 FROM users t WHERE t.id = ${id})`;
     case "date":
       return sql`1`;
   }
@@ -95,7 +96,8 @@ const targetAllowed = (ctx: UserContext, type: MentionTargetType, id: string): S
 export async function createMention(ctx: UserContext, input: NewMention): Promise<MentionRecord> {
   const id = newId();
   const timestamp = ctx.now().toISOString();
-  const blockOk = sql`EXISTS (SELECT 1 FROM blocks b WHERE b.id = ${input.block_id} AND ${visibleTo(ctx.actor)} AND ${isActive()})`;
+  const blockOk = sql`EXISTS (SELECT 1 FROM blocks b WHERE b.id = ${input.block_id} AND ${visibleTo(ctx.actor)}
+    AND ${shownOnItsPage(ctx.actor, sql.raw("b.id"))} = 1)`;
   const targetOk = targetAllowed(ctx, input.target_type, input.target_id);
   const [inserted] = await batchAll<[{ id: string }]>(ctx.db, [
     sql`INSERT INTO mentions (id, block_id, target_type, target_id, kind, origin, snippet, created_by, created_at)
@@ -146,6 +148,9 @@ export async function updateMention(ctx: UserContext, id: string, change: Mentio
   const targetId = change.target_id ?? current.target_id;
   if (change.target_type !== undefined && change.target_id === undefined && targetType !== current.target_type) {
     throw badRequest("A new target_type needs its target_id", { target_id: "required with target_type" });
+  }
+  if (targetType === "date" && !DATE_MENTION.test(targetId)) {
+    throw badRequest("A date mention's target_id is an ISO-8601 date or date-time", { target_id: targetId });
   }
   // The checks travel with the write: still the caller's API mention, on a visible block, of an allowed target.
   const updated = await ctx.db.all<{ id: string }>(sql`

@@ -95,6 +95,22 @@ describe("backlinks", () => {
     expect(left).toBe(0);
   });
 
+  it("a block under a trashed or archived block of its page is hidden with it", async () => {
+    const user = await createUser();
+    const target = await page(user, "Target");
+    const notes = await page(user, "Notes");
+    const toggle = await createBlock(user, { type: "toggle", parent_id: notes.id });
+    await createBlock(user, { parent_id: toggle.id, content: [paragraph(mention(target.id))] });
+    expect(await count(user, target.id)).toBe(1);
+    await api(`${BLOCKS}/${toggle.id}/trash`, { method: "POST", auth: user });
+    expect(await count(user, target.id)).toBe(0);
+    expect((await backlinks(user, target.id)).body).toEqual([]);
+    await api(`${BLOCKS}/${toggle.id}/restore`, { method: "POST", auth: user });
+    expect(await count(user, target.id)).toBe(1);
+    await api(`${BLOCKS}/${toggle.id}/archive`, { method: "POST", auth: user });
+    expect(await count(user, target.id)).toBe(0);
+  });
+
   it("never lists or counts sources the caller cannot see", async () => {
     const alice = await createUser();
     const bob = await createUser();

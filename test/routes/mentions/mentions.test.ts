@@ -151,6 +151,31 @@ describe("mentions written in content are kept in step with it", () => {
   });
 });
 
+describe("mentions in the content of editor blocks (free-form content)", () => {
+  it("keeps only well-formed mentions, and a span that mentions is not also a link", async () => {
+    const user = await createUser();
+    const block = await createBlock(user, {
+      content: [
+        { text: "@soon", mention: { type: "date", id: "next tuesday" } },
+        { text: "@x", mention: { type: "page", id: "p1" }, link: "https://elsewhere.example/evil" },
+        { text: "as link", link: "mention:page:p2" },
+      ],
+    });
+    expect(await stored(block.id)).toEqual([
+      { target_type: "page", target_id: "p1", kind: "mention", origin: "content" },
+    ]);
+  });
+
+  it("a page body's link to a mention: destination is read as the mention it stands for", async () => {
+    const user = await createUser();
+    const target = await page(user);
+    const source = await page(user, [paragraph({ text: "@T", link: `mention:page:${target.id}` })]);
+    expect(await stored(source.id)).toEqual([
+      { target_type: "page", target_id: target.id, kind: "mention", origin: "content" },
+    ]);
+  });
+});
+
 describe("POST /api/v1/mentions/sync", () => {
   it("with content: stores the content and answers the new set; API mentions are kept", async () => {
     const user = await createUser();
@@ -311,6 +336,34 @@ describe("mentions recorded through the API", () => {
     expect((await api(`${MENTIONS}/${created.body.id}`, { method: "DELETE", auth: author })).status).toBe(404);
   });
 
+  it("a date mention cannot be pointed at something that is not a date (400)", async () => {
+    const user = await createUser();
+    const source = await page(user);
+    const created = await api<MentionRecord>(MENTIONS, {
+      method: "POST",
+      auth: user,
+      body: { block_id: source.id, target_type: "date", target_id: "2026-02-02" },
+    });
+    const res = await api(`${MENTIONS}/${created.body.id}`, {
+      method: "PATCH",
+      auth: user,
+      body: { target_id: "not a date" },
+    });
+    expect(res.status).toBe(400);
+    expect((await stored(source.id))[0]).toMatchObject({ target_id: "2026-02-02" });
+  });
+
+  it("a user mention takes any user id: whether a user exists is not for the caller to learn", async () => {
+    const user = await createUser();
+    const source = await page(user);
+    const res = await api(MENTIONS, {
+      method: "POST",
+      auth: user,
+      body: { block_id: source.id, target_type: "user", target_id: "no-such-user" },
+    });
+    expect(res.status).toBe(201);
+  });
+
   it("refuses targets the caller cannot see (404) and bad input (400), storing nothing", async () => {
     const user = await createUser();
     const stranger = await createUser();
@@ -319,7 +372,7 @@ describe("mentions recorded through the API", () => {
     const cases: [unknown, number][] = [
       [{ block_id: mine.id, target_type: "page", target_id: theirs.id }, 404],
       [{ block_id: theirs.id, target_type: "date", target_id: "2026-01-01" }, 404],
-      [{ block_id: mine.id, target_type: "user", target_id: "no-such-user" }, 404],
+
       [{ block_id: mine.id, target_type: "date", target_id: "soon" }, 400],
       [{ block_id: mine.id, target_type: "team", target_id: "x" }, 400],
       [{ block_id: mine.id, target_type: "page" }, 400],
