@@ -99,3 +99,14 @@ export async function storedSubtree(id: string): Promise<Record<string, unknown>
     .all<Record<string, unknown>>();
   return rows.results;
 }
+
+/** Writes a synced link straight to D1, for states the API refuses (a link made before a rule existed). */
+export async function insertLink(source: string, instance: string, createdBy: string | null): Promise<string> {
+  const id = crypto.randomUUID();
+  await env.DB.prepare(
+    "INSERT INTO synced_blocks (id, source_block_id, instance_block_id, status, created_by, created_at) VALUES (?, ?, ?, 'synced', ?, ?)",
+  )
+    .bind(id, source, instance, createdBy, new Date().toISOString())
+    .run();
+  return id;
+}

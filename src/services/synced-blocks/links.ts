@@ -10,9 +10,11 @@ import { blockNotFound } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";
 
 // Synced-block links: an instance block follows a source block. Every rule of a
-// link (both blocks visible and syncable, one source per instance, no cycle) is a
-// condition of the INSERT itself, so concurrent links cannot together break one;
-// when the INSERT matches nothing, a diagnostic read says why (error path only).
+// link (both blocks visible and syncable, the source at least as visible as the
+// instance, one source per instance, no cycle) is a condition of the INSERT itself, so
+// concurrent links cannot together break one; when the INSERT matches nothing, a
+// diagnostic read says why (error path only). Every rule is judged on what the caller
+// sees, so no answer depends on (or reveals) another user's private blocks or links.
 
 /**
  * Blocks of these types are neither sources nor instances: a database's rows and schema
@@ -32,29 +34,56 @@ const syncableVisible = (ctx: UserContext, id: string): SQL =>
   sql`EXISTS (SELECT 1 FROM blocks a WHERE a.id = ${id} AND ${visibleTo(ctx.actor, "a")} AND a.type NOT IN ${UNSYNCABLE})`;
 
 /**
- * True when `dependent` already depends on `on`'s content: it is `on`, contains it (as an
- * ancestor by `parent_id`, or as its database), or follows (through synced links) a block
- * that does, transitively. Walks from `on` to what depends on it: its ancestors and the
- * instances that follow it. Making `on` follow `dependent` would then close a cycle.
+ * True when the source block `src` is at least as visible as the instance block `inst`
+ * (aliases): the source is shared, or both belong to the same user. Everyone who sees
+ * such an instance sees its source, hence its link, and a propagation never puts a private
+ * block's type, properties or content on a block others see. A shared instance therefore
+ * needs a shared source.
  */
-export const dependsOn = (dependent: string, on: string): SQL => sql`EXISTS (
+export const sourceCovers = (src = "src", inst = "inst"): SQL =>
+  sql.raw(`(${src}.created_by IS NULL OR ${src}.created_by IS ${inst}.created_by)`);
+
+/**
+ * True when `dependent` already depends on `on`'s content, as far as the caller can see:
+ * it is `on`, contains it (as an ancestor by `parent_id`, or as its database), or follows
+ * (through synced links) a block that does, transitively. Walks from `on` to what depends
+ * on it, its ancestors and the instances that follow it, through visible blocks only (a
+ * block the caller cannot see ends the walk), so the answer reveals nothing of another
+ * user's private blocks or links. Making `on` follow `dependent` would then close a cycle.
+ */
+export const dependsOn = (ctx: UserContext, dependent: string, on: string): SQL => sql`EXISTS (
   WITH RECURSIVE dependents(id) AS (
     SELECT ${on}
-    UNION SELECT d.parent_id FROM blocks d JOIN dependents ON d.id = dependents.id WHERE d.parent_id IS NOT NULL
-    UNION SELECT d.database_id FROM blocks d JOIN dependents ON d.id = dependents.id WHERE d.database_id IS NOT NULL
-    UNION SELECT f.instance_block_id FROM synced_blocks f JOIN dependents ON f.source_block_id = dependents.id
-      WHERE f.status = 'synced'
+    UNION SELECT p.id FROM blocks d JOIN dependents ON d.id = dependents.id JOIN blocks p ON p.id = d.parent_id
+      WHERE ${visibleTo(ctx.actor, "p")}
+    UNION SELECT p.id FROM blocks d JOIN dependents ON d.id = dependents.id JOIN blocks p ON p.id = d.database_id
+      WHERE ${visibleTo(ctx.actor, "p")}
+    UNION SELECT p.id FROM synced_blocks f JOIN dependents ON f.source_block_id = dependents.id
+      JOIN blocks p ON p.id = f.instance_block_id
+      WHERE f.status = 'synced' AND ${visibleTo(ctx.actor, "p")}
   )
   SELECT 1 FROM dependents WHERE dependents.id = ${dependent})`;
 
-/** True when `outer` is an ancestor of `inner` (by `parent_id` or `database_id`, any state). */
-export const inside = (inner: string, outer: string): SQL => sql`EXISTS (
+/**
+ * True when `outer` is an ancestor of `inner` (by `parent_id` or `database_id`, any state)
+ * through blocks the caller sees: an ancestor the caller cannot see ends the walk.
+ */
+export const inside = (ctx: UserContext, inner: string, outer: string): SQL => sql`EXISTS (
   WITH RECURSIVE ancestors(id) AS (
     SELECT ${inner}
-    UNION SELECT d.parent_id FROM blocks d JOIN ancestors ON d.id = ancestors.id WHERE d.parent_id IS NOT NULL
-    UNION SELECT d.database_id FROM blocks d JOIN ancestors ON d.id = ancestors.id WHERE d.database_id IS NOT NULL
+    UNION SELECT p.id FROM blocks d JOIN ancestors ON d.id = ancestors.id JOIN blocks p ON p.id = d.parent_id
+      WHERE ${visibleTo(ctx.actor, "p")}
+    UNION SELECT p.id FROM blocks d JOIN ancestors ON d.id = ancestors.id JOIN blocks p ON p.id = d.database_id
+      WHERE ${visibleTo(ctx.actor, "p")}
   )
   SELECT 1 FROM ancestors WHERE ancestors.id = ${outer})`;
+
+/**
+ * The caller sees the source of the existing link `link` (alias). Its instance is the one
+ * being linked, which the caller sees, so this says whether the caller sees the link.
+ */
+const sourceVisible = (ctx: UserContext, link: string): SQL =>
+  sql`EXISTS (SELECT 1 FROM blocks a WHERE a.id = ${sql.raw(`${link}.source_block_id`)} AND ${visibleTo(ctx.actor, "a")})`;
 
 export interface LinkInput {
   sourceBlockId: string;
@@ -63,7 +92,9 @@ export interface LinkInput {
 
 /**
  * Makes the instance follow the source. An instance whose earlier link was unlinked may
- * follow again (the same or another source): its record is replaced by the new link.
+ * follow again (the same or another source): its record is replaced by the new link. So is
+ * a link whose source the caller cannot see (one made before a shared instance needed a
+ * shared source): to the caller it is no link, and it is answered as if there were none.
  */
 export function linkBlocks(ctx: UserContext, input: LinkInput): Promise<SyncedBlock> {
   const { sourceBlockId: source, instanceBlockId: instance } = input;
@@ -76,10 +107,12 @@ export function linkBlocks(ctx: UserContext, input: LinkInput): Promise<SyncedBl
       INSERT INTO synced_blocks (id, source_block_id, instance_block_id, status, last_synced_at, created_by, created_at)
       SELECT ${newId()}, ${source}, ${instance}, 'synced', NULL, ${ctx.actor.userId}, ${timestamp}
       WHERE ${syncableVisible(ctx, source)} AND ${syncableVisible(ctx, instance)}
-        AND NOT ${inside(source, instance)} AND NOT ${dependsOn(source, instance)}
+        AND EXISTS (SELECT 1 FROM blocks src, blocks inst WHERE src.id = ${source} AND inst.id = ${instance}
+          AND ${sourceCovers()})
+        AND NOT ${inside(ctx, source, instance)} AND NOT ${dependsOn(ctx, source, instance)}
       ON CONFLICT (instance_block_id) DO UPDATE SET id = excluded.id, source_block_id = excluded.source_block_id,
         status = 'synced', last_synced_at = NULL, created_by = excluded.created_by, created_at = excluded.created_at
-      WHERE synced_blocks.status = 'unlinked'
+      WHERE synced_blocks.status = 'unlinked' OR NOT ${sourceVisible(ctx, "synced_blocks")}
       RETURNING *`);
     if (record) return record;
     throw await explainRefusedLink(ctx, source, instance);
@@ -91,16 +124,20 @@ async function explainRefusedLink(ctx: UserContext, source: string, instance: st
   const row = await ctx.db.get<{
     source_type: string | null;
     instance_type: string | null;
+    covers: number;
     following: number;
     source_inside_instance: number;
     instance_inside_source: number;
     cycle: number;
   }>(sql`
     SELECT ${typeOf(source)} AS source_type, ${typeOf(instance)} AS instance_type,
-      EXISTS (SELECT 1 FROM synced_blocks f WHERE f.instance_block_id = ${instance} AND f.status = 'synced') AS following,
-      ${inside(source, instance)} AS source_inside_instance,
-      ${inside(instance, source)} AS instance_inside_source,
-      ${dependsOn(source, instance)} AS cycle`);
+      EXISTS (SELECT 1 FROM blocks src, blocks inst WHERE src.id = ${source} AND inst.id = ${instance}
+        AND ${sourceCovers()}) AS covers,
+      EXISTS (SELECT 1 FROM synced_blocks f WHERE f.instance_block_id = ${instance} AND f.status = 'synced'
+        AND ${sourceVisible(ctx, "f")}) AS following,
+      ${inside(ctx, source, instance)} AS source_inside_instance,
+      ${inside(ctx, instance, source)} AS instance_inside_source,
+      ${dependsOn(ctx, source, instance)} AS cycle`);
   if (!row?.source_type) return notFound("Source block not found", { field: "source_block_id", id: source });
   if (!row.instance_type) return notFound("Instance block not found", { field: "instance_block_id", id: instance });
   for (const [field, id, type] of [
@@ -110,6 +147,13 @@ async function explainRefusedLink(ctx: UserContext, source: string, instance: st
     if (isUnsyncable(type)) {
       return badRequest("A database or a database row cannot be a synced block", { field, id, type });
     }
+  }
+  if (row.covers !== 1) {
+    // Both blocks are visible, so this reveals nothing: the source is the caller's, the instance shared.
+    return badRequest(
+      "A shared instance cannot follow a private source: its content would be shown to everyone who sees the instance",
+      { field: "source_block_id", id: source, reason: "source_less_visible" },
+    );
   }
   if (row.following === 1) {
     return conflict("This instance already follows a source: unlink it first", {

@@ -9,7 +9,7 @@ import { blockNotFound } from "../blocks/queries";
 import { activeSubtree, firstOfEach, type SubtreeRow } from "../blocks/subtree";
 import { visibleTo } from "../blocks/visibility";
 import { copySchemaRecords } from "../databases/schema-records";
-import { UNSYNCABLE, UNSYNCABLE_TYPES } from "./links";
+import { sourceCovers, UNSYNCABLE, UNSYNCABLE_TYPES } from "./links";
 
 // Propagation copies a source's type, properties, content and active subtree to every
 // instance that follows it (status synced) and that the caller sees: one read (one
@@ -24,9 +24,18 @@ export const PROPAGATE_MAX_BLOCKS = DUPLICATE_MAX_BLOCKS;
 const MAX_HAZARDS = 100;
 
 /**
+ * The instance `b` is no more visible than the source (`sourceCovers`). Links are made so;
+ * one made before that rule (a private source, a shared instance) is never propagated, so
+ * a private block's type, properties and content never reach a block others see.
+ */
+const coveredBySource = (source: string): SQL =>
+  sql`EXISTS (SELECT 1 FROM blocks src WHERE src.id = ${source} AND ${sourceCovers("src", "b")})`;
+
+/**
  * The sets a propagation works on, as CTEs after the source's subtree (`tree`: the source
  * in any state and its active visible descendants, as a duplicate copies them):
- * `targets`, the instances updated (linked, synced, visible, of a syncable type), and
+ * `targets`, the instances updated (linked, synced, visible, of a syncable type, no more
+ * visible than the source: see `coveredBySource`), and
  * `old(id, target)`, each target's visible descendants in any state, which are replaced.
  */
 const propagationSets = (ctx: UserContext, source: string): SQL => sql`
@@ -34,7 +43,7 @@ const propagationSets = (ctx: UserContext, source: string): SQL => sql`
   targets(id) AS (
     SELECT s.instance_block_id FROM synced_blocks s JOIN blocks b ON b.id = s.instance_block_id
     WHERE s.source_block_id = ${source} AND s.status = 'synced' AND ${visibleTo(ctx.actor)}
-      AND b.type NOT IN ${UNSYNCABLE}
+      AND ${coveredBySource(source)} AND b.type NOT IN ${UNSYNCABLE}
   ),
   old(id, target) AS (
     SELECT c.id, targets.id FROM targets JOIN blocks c ON c.parent_id = targets.id OR c.database_id = targets.id
@@ -95,7 +104,9 @@ const copyIdSql = (prefix: string, index: SQL) => sql`(${prefix} || printf('%012
  * Copies the source's type, properties and content onto every instance the caller sees
  * that follows it, and replaces each instance's descendants with fresh copies of the
  * source's active descendants, in one atomic batch. Instances keep their id, parent,
- * position, database, teamspace, owner, flags and creation time.
+ * position, database, teamspace, owner, flags and creation time. Copies belong to the
+ * instance's owner; under a shared instance each keeps its source block's owner, so a
+ * private block's copy stays private to its owner and a shared block's copy is shared.
  */
 export function propagate(ctx: UserContext, source: string): Promise<PropagateResult> {
   return retryWhileStale("source block or its instances", () => attempt(ctx, source));
@@ -111,6 +122,7 @@ async function attempt(ctx: UserContext, source: string): Promise<PropagateResul
       ORDER BY tree.depth LIMIT ${PROPAGATE_MAX_BLOCKS + 1}`,
     sql`SELECT s.instance_block_id AS id, b.type FROM synced_blocks s JOIN blocks b ON b.id = s.instance_block_id
       WHERE s.source_block_id = ${source} AND s.status = 'synced' AND ${visibleTo(ctx.actor)}
+        AND ${coveredBySource(source)}
       ORDER BY s.instance_block_id LIMIT ${PROPAGATE_MAX_BLOCKS + 1}`,
     sql`${sets} SELECT ${SIGNATURE} AS signature`,
     sql`${sets} ${HAZARDS} ORDER BY instance_block_id LIMIT ${MAX_HAZARDS}`,
@@ -200,7 +212,8 @@ async function attempt(ctx: UserContext, source: string): Promise<PropagateResul
         archived, in_trash, created_by, last_edited_by, created_at, updated_at)
       SELECT ${copyIdSql(prefix, sql`t.key * ${count} + n.key`)}, b.type, ${copyRef(1, sql`b.parent_id`)},
         ${copyRef(2, sql`b.database_id`)}, i.teamspace_id, b.properties, b.content, b.position,
-        0, 0, i.created_by, ${ctx.actor.userId}, ${timestamp}, ${timestamp}
+        0, 0, CASE WHEN i.created_by IS NULL THEN b.created_by ELSE i.created_by END, ${ctx.actor.userId},
+        ${timestamp}, ${timestamp}
       FROM json_each(${targetsJson}) t JOIN blocks i ON i.id = t.value
       CROSS JOIN json_each(${nodesJson}) n JOIN blocks b ON b.id = n.value ->> '$[0]'`,
     ...(databases.length > 0 ? [copySchemaRecords({ copies: databaseCopies, timestamp })] : []),

@@ -1,10 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { api, createUser, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
-import { BLOCKS, createBlock, ISO_DATE_TIME, insertBlock, issuePaths, storedRow, UUID } from "../../helpers/blocks";
+import {
+  BLOCKS,
+  createBlock,
+  ISO_DATE_TIME,
+  insertBlock,
+  insertBlocks,
+  issuePaths,
+  storedRow,
+  UUID,
+} from "../../helpers/blocks";
 import { createDatabase, createRow } from "../../helpers/databases";
 import {
   getInstance,
+  insertLink,
   link,
   listInstances,
   postLink,
@@ -179,6 +189,101 @@ describe("POST /api/v1/synced-blocks", () => {
     expectErrorBody(await getInstance(owner, mine.id), 404);
   });
 
+  describe("a link shows and shares nothing the caller cannot see", () => {
+    it("400 when a shared instance would follow a private source; every other pairing is accepted", async () => {
+      const user = await createUser();
+      const mine = await pair(user);
+      const [shared, sharedSource] = await insertBlocks([
+        { created_by: null, properties: { title: "Shared instance" } },
+        { type: "callout", created_by: null, properties: { title: "Shared source" } },
+      ]);
+      if (!shared || !sharedSource) throw new Error("blocks");
+
+      const res = await postLink(user, { source_block_id: mine.source.id, instance_block_id: shared });
+      expectErrorBody(res, 400);
+      expect(res.body).toMatchObject({
+        code: "validation_failed",
+        details: { field: "source_block_id", id: mine.source.id, reason: "source_less_visible" },
+      });
+      expect(await storedLink(shared)).toBeNull();
+
+      // Shared → shared, shared → private, private → private.
+      await link(user, sharedSource, shared);
+      await link(user, sharedSource, mine.instance.id);
+      const other = await createBlock(user, { parent_id: mine.page.id });
+      await link(user, mine.source.id, other.id);
+    });
+
+    it("a link whose source the caller cannot see is no link to them: 404 to read or unlink, and linking replaces it", async () => {
+      const alice = await createUser();
+      const bob = await createUser();
+      const alicesSource = await createBlock(alice, { properties: { title: "Alice's private source" } });
+      const [shared, sharedSource, free] = await insertBlocks([
+        { created_by: null, properties: { title: "Shared instance" } },
+        { type: "callout", created_by: null, properties: { title: "Shared source" } },
+        { created_by: null, properties: { title: "Shared block that follows nothing" } },
+      ]);
+      if (!shared || !sharedSource || !free) throw new Error("blocks");
+      // Made before such links were refused: Alice's private source, a shared instance.
+      await insertLink(alicesSource.id, shared, alice.id);
+
+      // Bob gets the answers he would get for a block that follows nothing.
+      for (const id of [shared, free]) {
+        expectErrorBody(await getInstance(bob, id), 404);
+        expectErrorBody(await unlink(bob, id), 404);
+      }
+      const taken = await postLink(bob, { source_block_id: sharedSource, instance_block_id: shared });
+      const fresh = await postLink(bob, { source_block_id: sharedSource, instance_block_id: free });
+      expect([taken.status, fresh.status]).toEqual([201, 201]);
+      expect(taken.body).toMatchObject({ source_block_id: sharedSource, status: "synced", created_by: bob.id });
+      expect(await storedLink(shared)).toEqual(taken.body);
+      // Alice's source no longer reaches the shared block.
+      expect(await storedLinksOf(alicesSource.id)).toEqual([]);
+      expect((await listInstances(alice, alicesSource.id)).body).toEqual([]);
+    });
+
+    it("the containment and cycle checks walk only the blocks and links the caller sees", async () => {
+      const alice = await createUser();
+      const bob = await createUser();
+      // Shared blocks joined through Alice's private ones: S1 under P1 under I1; I2 under P2 under S2;
+      // X3 under S3, and X3 follows I3 (Alice's link).
+      const [i1, s2, s3, i3] = await insertBlocks([
+        { created_by: null, properties: { title: "I1" } },
+        { type: "callout", created_by: null, properties: { title: "S2" } },
+        { type: "callout", created_by: null, properties: { title: "S3" } },
+        { created_by: null, properties: { title: "I3" } },
+      ]);
+      const [p1, p2, x3] = await insertBlocks([
+        { parent_id: i1, created_by: alice.id, properties: { title: "P1" } },
+        { parent_id: s2, created_by: alice.id, properties: { title: "P2" } },
+        { parent_id: s3, created_by: alice.id, properties: { title: "X3" } },
+      ]);
+      const [s1, i2] = await insertBlocks([
+        { type: "callout", parent_id: p1, created_by: null, properties: { title: "S1" } },
+        { parent_id: p2, created_by: null, properties: { title: "I2" } },
+      ]);
+      if (!i1 || !s2 || !s3 || !i3 || !x3 || !s1 || !i2) throw new Error("blocks");
+      await link(alice, i3, x3);
+
+      const cases = [
+        [s1, i1, "source_inside_instance"],
+        [s2, i2, "instance_inside_source"],
+        [s3, i3, "cycle"],
+      ] as const;
+      // Alice sees what joins them: refused, with the reason.
+      for (const [source, instance, reason] of cases) {
+        const res = await postLink(alice, { source_block_id: source, instance_block_id: instance });
+        expectErrorBody(res, 409);
+        expect(res.body).toMatchObject({ details: { reason } });
+      }
+      // Bob does not: the answer tells him nothing about Alice's blocks or links.
+      for (const [source, instance] of cases) {
+        const res = await postLink(bob, { source_block_id: source, instance_block_id: instance });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+      }
+    });
+  });
+
   it("409 when the instance already follows a source, the same one or another; the link stays", async () => {
     const user = await createUser();
     const { page, source, instance } = await pair(user);
@@ -344,12 +449,12 @@ describe("GET /api/v1/synced-blocks/instance/{instanceBlockId}", () => {
     expect(res.queryRoundTrips).toBe(1);
   });
 
-  it("404 when the caller sees the instance but not its source", async () => {
+  it("404 when the caller sees the instance but not its source (a link made before such links were refused)", async () => {
     const owner = await createUser();
     const other = await createUser();
     const source = await createBlock(owner, { properties: { title: "Private source" } });
     const shared = await insertBlock({ created_by: null, properties: { title: "Shared instance" } });
-    await link(owner, source.id, shared);
+    await insertLink(source.id, shared, owner.id);
     expect((await getInstance(owner, shared)).status).toBe(200);
     expectErrorBody(await getInstance(other, shared), 404);
     expectErrorBody(await unlink(other, shared), 404);

@@ -15,6 +15,7 @@ import {
 } from "../../helpers/blocks";
 import { createDatabase, createRow, getSchema, queryRows, schemaRecords } from "../../helpers/databases";
 import {
+  insertLink,
   link,
   propagate,
   readSyncTarget,
@@ -338,6 +339,56 @@ describe("POST /api/v1/synced-blocks/source/{sourceBlockId}/propagate", () => {
     // Bob sees the shared copy.
     const seen = await hierarchyOf(bob, shared);
     expect(seen.body.children.map((c) => c.properties.title).sort()).toEqual(["Bob's child", "Shared child"]);
+  });
+
+  it("copies keep their owner under a shared instance: a private block's copy stays private to its owner", async () => {
+    const alice = await createUser();
+    const bob = await createUser();
+    const source = await insertBlock({ type: "callout", created_by: null, properties: { title: "Shared source" } });
+    const [privateChild] = await insertBlocks([
+      { parent_id: source, properties: { title: "Alice's private child" }, position: 1, created_by: alice.id },
+      { parent_id: source, properties: { title: "Shared child" }, position: 2, created_by: null },
+    ]);
+    await insertBlock({ parent_id: privateChild, properties: { title: "Shared under private" }, created_by: null });
+    const shared = await insertBlock({ created_by: null, properties: { title: "Shared instance" } });
+    await link(alice, source, shared);
+
+    const res = await propagate(alice, source);
+
+    expect(res.body).toMatchObject({ updated: 1, copied_blocks: 3 });
+    const copies = await storedSubtree(shared);
+    expect(copies.map((row) => [JSON.parse(row.properties as string).title, row.created_by])).toEqual([
+      ["Alice's private child", alice.id],
+      ["Shared child", null],
+      ["Shared under private", null],
+    ]);
+    const privateCopy = copies[0]?.id as string;
+    // Alice sees both copies; Bob sees the shared one only, and not the private copy by its id.
+    const titles = async (user: TestUser) =>
+      (await hierarchyOf(user, shared)).body.children.map((child) => child.properties.title).sort();
+    expect(await titles(alice)).toEqual(["Alice's private child", "Shared child"]);
+    expect(await titles(bob)).toEqual(["Shared child"]);
+    expectErrorBody(await api(`${BLOCKS}/${privateCopy}`, { auth: bob }), 404);
+  });
+
+  it("never propagates through a link whose source is less visible than its instance (made before links refused it)", async () => {
+    const alice = await createUser();
+    const source = await createBlock(alice, { type: "callout", properties: { title: "Alice's private source" } });
+    await createBlock(alice, { parent_id: source.id, properties: { title: "Private child" } });
+    const shared = await insertBlock({ created_by: null, properties: { title: "Shared instance" } });
+    const sharedChild = await insertBlock({
+      parent_id: shared,
+      created_by: null,
+      properties: { title: "Shared child" },
+    });
+    await insertLink(source.id, shared, alice.id);
+    const before = [await storedRow(shared), await storedRow(sharedChild), await storedLink(shared)];
+
+    const res = await propagate(alice, source.id);
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ updated: 0, instance_block_ids: [], copied_blocks: 0 });
+    expect([await storedRow(shared), await storedRow(sharedChild), await storedLink(shared)]).toEqual(before);
   });
 
   it("copies a database in the subtree with its schema records and rows, pointing at the copies", async () => {
