@@ -17,6 +17,7 @@ import { databaseViewsRouter } from "./routes/database-views/database-views.inde
 import { databasesRouter } from "./routes/databases/databases.index";
 import { registerDocumentation } from "./routes/documentation/documentation.index";
 import { meRouter } from "./routes/me/me.index";
+import { mediaRouter } from "./routes/media/media.index";
 import { mentionsRouter } from "./routes/mentions/mentions.index";
 import { pagesRouter } from "./routes/pages/pages.index";
 import { paymentsRouter } from "./routes/payments/payments.index";
@@ -98,6 +99,7 @@ export function createApp() {
   app.route("/", paymentsRouter);
   app.route("/", meRouter);
   app.route("/", syncedBlocksRouter);
+  app.route("/", mediaRouter);
   registerDocumentation(app);
 
   app.notFound((c) => {

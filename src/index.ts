@@ -1,4 +1,6 @@
 import { createApp } from "./app";
+import { backgroundContext } from "./lib/context";
+import { sweepMediaLeftovers } from "./services/media/storage";
 
 export { ReminderQueue } from "./durable-objects/reminder-queue";
 
@@ -6,4 +8,13 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
+  /**
+   * The Cron Trigger (`[triggers]` in wrangler.toml, every minute): upkeep that no
+   * request does. Media uploads or deletions interrupted half-way (a record without
+   * its object, or the reverse) are finished off here.
+   */
+  async scheduled(controller, env, execution) {
+    const ctx = backgroundContext(env, execution, { requestId: `cron:${controller.scheduledTime}` });
+    execution.waitUntil(sweepMediaLeftovers(ctx));
+  },
 } satisfies ExportedHandler<Env>;

@@ -269,3 +269,39 @@ export const syncedBlocks = sqliteTable(
   },
   (table) => [index("synced_blocks_source_idx").on(table.sourceBlockId, table.createdAt)],
 );
+
+/**
+ * Media files: the record of an object in the MEDIA bucket at `path` (`<user_id>/<unique name>`).
+ * Record and object are written and removed together (services/media/records.ts): a record is
+ * `uploading` before its object is written and `deleting` before its object is removed, and only
+ * `ready` records are ever shown, so a failure at any step leaves a trace in D1 to clean up from.
+ */
+export const media = sqliteTable(
+  "media",
+  {
+    id: text("id").primaryKey(),
+    /** The bucket's public name (`media`), as `bucket` fields of the API carry it. */
+    bucket: text("bucket").notNull(),
+    /** The object key: `<user_id>/<unique name>`. */
+    path: text("path").notNull(),
+    filename: text("filename").notNull(),
+    /** From the bytes (magic numbers) when the declared type disagrees. */
+    contentType: text("content_type").notNull(),
+    size: integer("size").notNull(),
+    /** SHA-256 of the bytes, hex. */
+    sha256: text("sha256").notNull(),
+    /** A JSON object, changed by RFC 7396 merge patches. */
+    metadata: text("metadata").notNull().default("{}"),
+    /** `uploading` | `ready` | `deleting`: only `ready` records exist for the API. */
+    state: text("state").notNull().default("uploading"),
+    createdBy: text("created_by").notNull(),
+    createdAt: text("created_at").notNull().default(nowIso),
+    updatedAt: text("updated_at").notNull().default(nowIso),
+  },
+  (table) => [
+    uniqueIndex("media_bucket_path_idx").on(table.bucket, table.path),
+    index("media_owner_created_idx").on(table.createdBy, table.createdAt),
+    // Leftovers of interrupted uploads and deletions, for the sweep.
+    index("media_state_updated_idx").on(table.state, table.updatedAt),
+  ],
+);

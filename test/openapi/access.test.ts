@@ -20,7 +20,14 @@ const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
  * this list, on purpose, or answers 401 without a credential: the walk below
  * covers every operation of the contract, so none can escape it.
  */
-const OPEN_OPERATIONS = ["GET /", "GET /test", "POST /auth/complete", "POST /payments/webhook"];
+const OPEN_OPERATIONS = [
+  "GET /",
+  "GET /test",
+  "POST /auth/complete",
+  "POST /payments/webhook",
+  // A signed media URL: the signature over bucket, path and expiry is the credential (`signed` access).
+  "GET /media/signed",
+];
 
 const document = await api<{ paths: Record<string, Partial<Record<(typeof HTTP_METHODS)[number], Operation>>> }>(
   "/documentation/openapi.json",

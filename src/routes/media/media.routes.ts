@@ -1,0 +1,233 @@
+import { env } from "cloudflare:workers";
+import { z } from "@hono/zod-openapi";
+import { paginationHeaders } from "../../lib/pagination";
+import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
+import { jsonBody, jsonContent } from "../../openapi/responses";
+import {
+  DeleteMediaResponseSchema,
+  MediaFileSchema,
+  MediaMetadataSchema,
+  MediaSignedUrlSchema,
+  ResolvedMediaUrlSchema,
+  UploadedMediaSchema,
+} from "../../schemas/media";
+import { MEDIA_BUCKET, maxJsonUploadBytes, maxUploadBytes, uploadBodyLimit } from "../../services/media/config";
+import {
+  DownloadMediaBody,
+  DownloadQuery,
+  EXPIRES_IN_DESCRIPTION,
+  ListMediaQuery,
+  MediaIdParams,
+  MetadataPatchBody,
+  PathUrlQuery,
+  ResolveMediaBody,
+  SearchMediaQuery,
+  SignedMediaQuery,
+  SignedUrlQuery,
+  uploadBody,
+} from "./media.schemas";
+
+const tags = ["Media"];
+const base = "/api/v1/media";
+
+// The upload limit is configuration (MEDIA_MAX_UPLOAD_BYTES), read once when the Worker starts:
+// it is the upload route's own body limit, held before any byte of the body is read.
+const MAX_FILE_BYTES = maxUploadBytes(env);
+const MAX_JSON_FILE_BYTES = maxJsonUploadBytes(env);
+
+const OWN_ONLY =
+  "Only the caller's own media: another user's (or a path outside the caller's `<user_id>/` folder) is a 404.";
+const LISTING =
+  "Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset`, with the pagination headers.";
+const SIGNED_URLS = `Signed URLs are served by this service (\`GET /media/signed\`) and need no credential until they expire. ${EXPIRES_IN_DESCRIPTION}.`;
+const NOT_CONFIGURED = errorResponse(
+  "Signed URLs are not configured on this server (`code` unavailable; `details.setting` names MEDIA_SIGNING_SECRET)",
+);
+const BYTES = (description: string) => ({
+  description,
+  content: { "*/*": { schema: { type: "string" as const, format: "binary" } } },
+});
+
+const listing = (description: string) => ({
+  ...jsonContent(z.array(MediaFileSchema), description),
+  headers: paginationHeaders,
+});
+
+export const upload = defineRoute({
+  operationId: "uploadMedia",
+  method: "post",
+  path: `${base}/upload`,
+  tags,
+  access: "user",
+  summary: "Upload a file",
+  description: `Stores a file in the caller's folder (\`<user_id>/<unique name>\`) with its record. Multipart: a file part named \`file\`, optional text fields \`filename\` (stored instead of the part's own name) and \`metadata\` (a JSON object); or JSON with the file in \`content_base64\` (at most ${MAX_JSON_FILE_BYTES} bytes decoded). The content type is taken from the bytes (magic numbers; HTML, SVG and XML by their first tags) when the declared one disagrees. 400 for a missing or empty file; 413 above ${MAX_FILE_BYTES} bytes (MEDIA_MAX_UPLOAD_BYTES), refused before the body is read when it says its length. Answers the record with a signed URL valid for 1 hour.`,
+  request: { body: uploadBody },
+  bodyLimit: uploadBodyLimit(env),
+  responses: {
+    201: jsonContent(UploadedMediaSchema, "The stored file's record, with a signed URL"),
+    413: errorResponse(
+      `The file is larger than ${MAX_FILE_BYTES} bytes (MEDIA_MAX_UPLOAD_BYTES; ${MAX_JSON_FILE_BYTES} in JSON) (\`code\` payload_too_large)`,
+    ),
+    415: errorResponse("Neither multipart/form-data nor JSON (`code` unsupported_media_type)"),
+    503: NOT_CONFIGURED,
+  },
+});
+
+export const list = defineRoute({
+  operationId: "listMedia",
+  method: "get",
+  path: base,
+  tags,
+  access: "user",
+  summary: "The caller's media",
+  description: `The caller's files, newest first. ${LISTING}`,
+  request: { query: ListMediaQuery },
+  responses: { 200: listing("One page of the caller's media") },
+});
+
+export const search = defineRoute({
+  operationId: "searchMedia",
+  method: "get",
+  path: `${base}/search`,
+  tags,
+  access: "user",
+  summary: "Search the caller's media",
+  description: `The caller's files matching every condition given: \`q\` (each word in the filename or the metadata), \`content_type\` (a prefix such as \`image/\`), \`created_after\`/\`created_before\` (exclusive). Newest first. ${LISTING}`,
+  request: { query: SearchMediaQuery },
+  responses: { 200: listing("One page of matching media") },
+});
+
+export const urlById = defineRoute({
+  operationId: "getMediaUrl",
+  method: "get",
+  path: `${base}/{id}/url`,
+  tags,
+  access: "user",
+  summary: "A signed URL for a file",
+  description: `A fresh signed URL for the file with this id. ${SIGNED_URLS} ${OWN_ONLY}`,
+  request: { params: MediaIdParams, query: SignedUrlQuery },
+  responses: { 200: jsonContent(MediaSignedUrlSchema, "A signed URL"), 503: NOT_CONFIGURED },
+});
+
+export const urlByPath = defineRoute({
+  operationId: "getMediaUrlByPath",
+  method: "get",
+  path: `${base}/url`,
+  tags,
+  access: "user",
+  summary: "A signed URL for a path",
+  description: `A fresh signed URL for the file at \`path\` in bucket \`${MEDIA_BUCKET}\`. A malformed path is a 400. ${SIGNED_URLS} ${OWN_ONLY}`,
+  request: { query: PathUrlQuery },
+  responses: {
+    200: jsonContent(MediaSignedUrlSchema, "A signed URL"),
+    404: ERROR_RESPONSES[404],
+    503: NOT_CONFIGURED,
+  },
+});
+
+export const getMetadata = defineRoute({
+  operationId: "getMediaMetadata",
+  method: "get",
+  path: `${base}/{id}/metadata`,
+  tags,
+  access: "user",
+  summary: "A file's metadata",
+  description: `The metadata object of the file. ${OWN_ONLY}`,
+  request: { params: MediaIdParams },
+  responses: { 200: jsonContent(MediaMetadataSchema, "The metadata") },
+});
+
+export const patchMetadata = defineRoute({
+  operationId: "updateMediaMetadata",
+  method: "patch",
+  path: `${base}/{id}/metadata`,
+  tags,
+  access: "user",
+  summary: "Merge into a file's metadata",
+  description: `Applies the body to the metadata as an RFC 7396 JSON merge patch (\`application/json\` or \`application/merge-patch+json\`), atomically: keys given replace, nested objects merge, \`null\` removes a key, so concurrent patches of different keys keep each other's. A result above 16 KiB is a 400 and changes nothing. ${OWN_ONLY}`,
+  request: {
+    params: MediaIdParams,
+    body: {
+      required: true,
+      content: {
+        "application/json": { schema: MetadataPatchBody },
+        "application/merge-patch+json": { schema: MetadataPatchBody },
+      },
+    },
+  },
+  responses: { 200: jsonContent(MediaMetadataSchema, "The metadata after the patch") },
+});
+
+export const remove = defineRoute({
+  operationId: "deleteMedia",
+  method: "delete",
+  path: `${base}/{id}`,
+  tags,
+  access: "user",
+  summary: "Delete a file",
+  description: `Deletes the file's object and its record together; signed URLs for it stop working. ${OWN_ONLY}`,
+  request: { params: MediaIdParams },
+  responses: { 200: jsonContent(DeleteMediaResponseSchema, "Deleted") },
+});
+
+export const resolve = defineRoute({
+  operationId: "resolveMediaUrl",
+  method: "post",
+  path: `${base}/resolve`,
+  tags,
+  access: "user",
+  scope: "read",
+  summary: "Turn a media URL into a fetchable one",
+  description: `Body \`{url}\` (say, from an image block) or \`{bucket, path}\`, with an optional \`expiresIn\`. This service's own URL forms (its signed links, expired or not, and \`/storage/v1/object/{public|sign|authenticated}/<bucket>/<path>\` on its origin or on MEDIA_STORAGE_ORIGIN) resolve to a fresh signed URL (\`signed: true\`); any other URL comes back unchanged with \`signed: false\` and is never fetched. A malformed path is a 400. ${SIGNED_URLS} ${OWN_ONLY}`,
+  request: { body: jsonBody(ResolveMediaBody) },
+  responses: {
+    200: jsonContent(ResolvedMediaUrlSchema, "A signed URL, or the URL unchanged"),
+    404: ERROR_RESPONSES[404],
+    503: NOT_CONFIGURED,
+  },
+});
+
+const DOWNLOAD = `The raw bytes, streamed from this service's own storage, as an attachment with the stored content type. Nothing else is ever fetched: an external URL, a loopback, link-local or private address, another scheme, credentials in the URL, a disguised host (decimal or hex IPs, IPv6-mapped IPv4, a trailing dot, another letter case, escapes) is a 400 with \`details.reason\`; so is a malformed path. ${OWN_ONLY}`;
+
+export const downloadByQuery = defineRoute({
+  operationId: "downloadMedia",
+  method: "get",
+  path: `${base}/download`,
+  tags,
+  access: "user",
+  summary: "Download a file by URL",
+  description: `\`url\` (URL-encoded): a signed link or storage URL of this service. ${DOWNLOAD}`,
+  request: { query: DownloadQuery },
+  responses: { 200: BYTES("The file's bytes"), 404: ERROR_RESPONSES[404] },
+});
+
+export const downloadByBody = defineRoute({
+  operationId: "downloadMediaByBody",
+  method: "post",
+  path: `${base}/download`,
+  tags,
+  access: "user",
+  scope: "read",
+  summary: "Download a file by URL or path",
+  description: `Body \`{url}\` or \`{bucket, path}\`. ${DOWNLOAD}`,
+  request: { body: jsonBody(DownloadMediaBody) },
+  responses: { 200: BYTES("The file's bytes"), 404: ERROR_RESPONSES[404] },
+});
+
+export const serveSigned = defineRoute({
+  operationId: "getSignedMedia",
+  method: "get",
+  path: "/media/signed",
+  tags,
+  access: "signed",
+  summary: "The bytes behind a signed URL (no credential)",
+  description:
+    "Serves the object a signed URL names, to anyone holding the URL: the signature (HMAC-SHA256 over bucket, path and expiry) is the credential. An altered or expired link is a 403 with the error envelope, never bytes (`details.reason`: `invalid_signature` or `expired`); a deleted file is a 404. Sent with its stored content type, `Content-Disposition: attachment` for anything a browser could run (HTML, SVG, XML, scripts, PDF, unknown types) and `inline` for images, audio, video and plain text, `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox`.",
+  request: { query: SignedMediaQuery },
+  responses: {
+    200: BYTES("The file's bytes"),
+    403: errorResponse("The link was altered or has expired (`code` forbidden, `details.reason`)"),
+    404: errorResponse("The file no longer exists (`code` not_found)"),
+    503: NOT_CONFIGURED,
+  },
+});

@@ -1,0 +1,118 @@
+import { type SQL, sql } from "drizzle-orm";
+import { batchAll } from "../../db/batch";
+import type { UserContext } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import type { MediaFile } from "../../schemas/media";
+
+// Media records as the API sees them: a caller's own records that are `ready` (an upload whose
+// object is written, not being deleted). Ownership and state are part of every query.
+
+/** The stored row. */
+export interface MediaRecord {
+  id: string;
+  bucket: string;
+  path: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  metadata: string;
+  state: "uploading" | "ready" | "deleting";
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const presentMedia = (record: MediaRecord): MediaFile => ({
+  id: record.id,
+  bucket: record.bucket,
+  path: record.path,
+  filename: record.filename,
+  content_type: record.content_type,
+  size: record.size,
+  sha256: record.sha256,
+  metadata: JSON.parse(record.metadata) as Record<string, unknown>,
+  created_by: record.created_by,
+  created_at: record.created_at,
+  updated_at: record.updated_at,
+});
+
+/** The caller's own records, as the API shows them: ready ones only. */
+export const ownReady = (ctx: UserContext, alias = "m"): SQL =>
+  sql`${sql.raw(alias)}.created_by = ${ctx.actor.userId} AND ${sql.raw(alias)}.state = 'ready'`;
+
+export const mediaNotFound = (details: Record<string, unknown>) => notFound("Media not found", details);
+
+/** How a record is named: by id, or by where its object is. */
+export type MediaKey = { id: string } | { bucket: string; path: string };
+
+const keyCondition = (key: MediaKey): SQL =>
+  "id" in key ? sql`m.id = ${key.id}` : sql`m.bucket = ${key.bucket} AND m.path = ${key.path}`;
+
+/** The caller's own ready record named by `key`, or a 404 (another user's record is a 404 too). */
+export async function findOwnMedia(ctx: UserContext, key: MediaKey): Promise<MediaRecord> {
+  const [rows] = await batchAll<[MediaRecord]>(ctx.db, [
+    sql`SELECT m.* FROM media m WHERE ${keyCondition(key)} AND ${ownReady(ctx)}`,
+  ]);
+  const record = rows[0];
+  if (!record) throw mediaNotFound("id" in key ? { id: key.id } : { bucket: key.bucket, path: key.path });
+  return record;
+}
+
+/** Newest first; the rowid (insertion order) breaks ties within a millisecond. */
+const NEWEST_FIRST = sql`m.created_at DESC, m.rowid DESC`;
+
+async function listWhere(ctx: UserContext, where: SQL, window: PageWindow): Promise<Page<MediaFile>> {
+  const [records, counts] = await batchAll<[MediaRecord, { total: number }]>(
+    ctx.db,
+    listingQueries(sql`SELECT m.*`, sql`FROM media m WHERE ${where}`, NEWEST_FIRST, window),
+  );
+  return readPage(records, counts, window, presentMedia);
+}
+
+/** One page of the caller's media, newest first: one round trip. */
+export const listMedia = (ctx: UserContext, window: PageWindow): Promise<Page<MediaFile>> =>
+  listWhere(ctx, ownReady(ctx), window);
+
+export interface MediaSearch {
+  /** Words that must each occur in the filename or in the metadata (its keys and values). */
+  q?: string;
+  /** Start of the content type: `image/`, `image/png`. */
+  content_type?: string;
+  /** ISO-8601 instants; both bounds are exclusive. */
+  created_after?: string;
+  created_before?: string;
+}
+
+/** Lower-cases ASCII letters only, as SQLite's lower() does, so both sides fold alike. */
+const foldAscii = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+
+/** The words of a search, folded; at most 10. */
+export const searchWords = (q: string | undefined): string[] =>
+  foldAscii(q ?? "")
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 10);
+
+/** The word occurs in the filename, or in a key or a text or number value anywhere in the metadata. */
+const mentions = (word: string): SQL => sql`(instr(lower(m.filename), ${word}) > 0 OR EXISTS (
+  SELECT 1 FROM json_tree(m.metadata) t
+  WHERE (t.type IN ('text', 'integer', 'real') AND instr(lower(t.atom), ${word}) > 0)
+     OR (typeof(t.key) = 'text' AND instr(lower(t.key), ${word}) > 0)))`;
+
+/**
+ * One page of the caller's media matching every given condition, newest first: one round trip.
+ * Words match as substrings, ignoring the case of ASCII letters. Reads the caller's records by
+ * the owner index; the cost grows with the number of the caller's files, not everyone's.
+ */
+export function searchMedia(ctx: UserContext, search: MediaSearch, window: PageWindow): Promise<Page<MediaFile>> {
+  const conditions = [ownReady(ctx), ...searchWords(search.q).map(mentions)];
+  if (search.content_type) {
+    const prefix = search.content_type.toLowerCase();
+    conditions.push(sql`substr(m.content_type, 1, ${prefix.length}) = ${prefix}`);
+  }
+  if (search.created_after) conditions.push(sql`m.created_at > ${new Date(search.created_after).toISOString()}`);
+  if (search.created_before) conditions.push(sql`m.created_at < ${new Date(search.created_before).toISOString()}`);
+  return listWhere(ctx, sql.join(conditions, sql` AND `), window);
+}
