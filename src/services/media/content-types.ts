@@ -16,14 +16,49 @@ export function essence(value: string | undefined | null): string | undefined {
 }
 
 /**
- * Types a browser displays without running anything: served inline. Everything else (HTML, SVG,
- * XML, scripts, PDF, unknown binaries) goes out as an attachment. PDFs too: a sandboxing CSP,
- * which every media response carries, keeps browsers from showing them inline anyway.
+ * Types a browser displays without running anything: served inline. An explicit list, never a
+ * pattern over a whole top-level type: a browser renders `video/x+xml` or `audio/foo+xml` as XML
+ * (XHTML scripts included), whatever the `video/` or `audio/` says. Everything else (HTML, SVG,
+ * XML, scripts, PDF, unknown binaries, unknown audio and video subtypes) goes out as an
+ * attachment. PDFs too: a sandboxing CSP, which every media response carries, keeps browsers from
+ * showing them inline anyway.
  */
-const INLINE_TYPES =
-  /^(image\/(png|jpeg|gif|webp|avif|bmp|apng|tiff|heic|heif|x-icon|vnd\.microsoft\.icon)|audio\/[a-z0-9.+-]+|video\/[a-z0-9.+-]+|text\/plain)$/;
+const INLINE_TYPES: ReadonlySet<string> = new Set([
+  ...["png", "jpeg", "gif", "webp", "avif", "bmp", "apng", "tiff", "heic", "heif", "x-icon", "vnd.microsoft.icon"].map(
+    (subtype) => `image/${subtype}`,
+  ),
+  ...[
+    "mpeg",
+    "mp3",
+    "mp4",
+    "x-m4a",
+    "aac",
+    "ogg",
+    "opus",
+    "wav",
+    "wave",
+    "x-wav",
+    "vnd.wave",
+    "webm",
+    "flac",
+    "x-flac",
+    "aiff",
+    "x-aiff",
+    "3gpp",
+    "3gpp2",
+    "amr",
+  ].map((subtype) => `audio/${subtype}`),
+  ...["mp4", "x-m4v", "webm", "ogg", "quicktime", "mpeg", "3gpp", "3gpp2", "matroska", "x-matroska"].map(
+    (subtype) => `video/${subtype}`,
+  ),
+  "text/plain",
+]);
 
-export const servedInline = (contentType: string): boolean => INLINE_TYPES.test(contentType);
+/** Words that mark a type a browser may run, whatever list it would otherwise be on. */
+const RUNNABLE = /xml|html|svg|script/;
+
+export const servedInline = (contentType: string): boolean =>
+  INLINE_TYPES.has(contentType) && !RUNNABLE.test(contentType);
 
 /** Containers `file-type` names when it cannot tell which format inside them it is. */
 const GENERIC_CONTAINERS = new Set(["application/zip", "application/x-cfb", "application/xml", "application/gzip"]);

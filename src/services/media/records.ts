@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
-import { notFound } from "../../lib/errors";
+import { badRequest, notFound } from "../../lib/errors";
 import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { MediaFile } from "../../schemas/media";
 
@@ -101,6 +101,23 @@ const mentions = (word: string): SQL => sql`(instr(lower(m.filename), ${word}) >
   WHERE (t.type IN ('text', 'integer', 'real') AND instr(lower(t.atom), ${word}) > 0)
      OR (typeof(t.key) = 'text' AND instr(lower(t.key), ${word}) > 0)))`;
 
+/** The first and last instants `created_at` can hold: ISO strings of four-digit years. */
+const FIRST_INSTANT = Date.parse("0000-01-01T00:00:00.000Z");
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+
+/**
+ * An ISO-8601 instant as `created_at` is written (UTC, `Z`, milliseconds), so the two compare as
+ * text. Clamped to the years 0000..9999: beyond them `toISOString()` writes six-digit years with a
+ * sign (`+010000-…`, `-000001-…`), which sort wrongly as text. Clamping changes no result, since
+ * every stored instant lies within those years (exclusive bounds: after the last instant, nothing;
+ * before the first, nothing).
+ */
+function storedInstant(text: string, field: string): string {
+  const parsed = Date.parse(text);
+  if (Number.isNaN(parsed)) throw badRequest(`${field} must be an ISO-8601 instant`, { field });
+  return new Date(Math.min(Math.max(parsed, FIRST_INSTANT), LAST_INSTANT)).toISOString();
+}
+
 /**
  * One page of the caller's media matching every given condition, newest first: one round trip.
  * Words match as substrings, ignoring the case of ASCII letters. Reads the caller's records by
@@ -112,7 +129,9 @@ export function searchMedia(ctx: UserContext, search: MediaSearch, window: PageW
     const prefix = search.content_type.toLowerCase();
     conditions.push(sql`substr(m.content_type, 1, ${prefix.length}) = ${prefix}`);
   }
-  if (search.created_after) conditions.push(sql`m.created_at > ${new Date(search.created_after).toISOString()}`);
-  if (search.created_before) conditions.push(sql`m.created_at < ${new Date(search.created_before).toISOString()}`);
+  if (search.created_after)
+    conditions.push(sql`m.created_at > ${storedInstant(search.created_after, "created_after")}`);
+  if (search.created_before)
+    conditions.push(sql`m.created_at < ${storedInstant(search.created_before, "created_before")}`);
   return listWhere(ctx, sql.join(conditions, sql` AND `), window);
 }

@@ -12,17 +12,19 @@ import { contentDisposition } from "./serving";
 import { issueSignedUrl } from "./signing";
 
 // A media record and its R2 object are written and removed together. D1 and R2 share no
-// transaction, so the writes are ordered to leave a trace in D1 whatever fails, and each failure
-// is undone at once:
+// transaction, so the writes are ordered to leave a trace in D1 whatever fails; a failed upload is
+// undone at once, a failed deletion is finished later:
 // - upload: the record is inserted `uploading` (hidden), then the object is put, then the record
 //   becomes `ready`. A failed put deletes the record; a failed finalize deletes the object, then
 //   the record. No record is shown before its object exists.
 // - delete: the record becomes `deleting` (hidden), then the object is deleted, then the record.
-//   A failed object delete makes the record `ready` again; a failed record delete leaves a hidden
-//   record without object, which the next DELETE (or the sweep) finishes.
-// Only when an undo fails too (or the Worker is stopped mid-way) does a hidden record remain, and
-// `sweepMediaLeftovers` removes it with its object. The work runs under `waitUntil`, so a client
-// that goes away does not cut it short.
+//   A deletion once claimed is never undone: a failed object delete leaves the record `deleting`
+//   (hidden, with its object), and the next DELETE (or the sweep) finishes it. Making it `ready`
+//   again would race a second DELETE that claimed it meanwhile and removed the object: a ready
+//   record without object. A failed record delete likewise leaves a hidden record without object.
+// Only when an undo fails too, a deletion fails half-way, or the Worker is stopped mid-way does a
+// hidden record remain, and `sweepMediaLeftovers` removes it with its object. The work runs under
+// `waitUntil`, so a client that goes away does not cut it short.
 
 export interface UploadInput {
   /** The bytes (a multipart file part, or decoded base64). */
@@ -158,7 +160,11 @@ async function removeObjectAndRecord(ctx: RequestContext, record: MediaRecord): 
   await forgetPending(ctx, record);
 }
 
-/** Deletes the caller's media: record and object. A `deleting` record left by a failure is finished. */
+/**
+ * Deletes the caller's media: record and object. A `deleting` record left by a failure is
+ * finished. Resolves only once both are gone; a failure on the way leaves the record `deleting`
+ * (hidden), for a retry or the sweep.
+ */
 export async function deleteMedia(ctx: UserContext, id: string): Promise<void> {
   const [marked] = await batchAll<[MediaRecord]>(ctx.db, [
     sql`UPDATE media SET state = 'deleting', updated_at = ${ctx.now().toISOString()}
@@ -172,18 +178,21 @@ export async function deleteMedia(ctx: UserContext, id: string): Promise<void> {
   await work;
 }
 
+/**
+ * Removes a `deleting` record's object, then the record. Never makes the record `ready` again
+ * (see the top of this file): a failure leaves it `deleting`, and throws.
+ */
 async function removeTogether(ctx: RequestContext, record: MediaRecord): Promise<void> {
-  try {
-    await ctx.env.MEDIA.delete(record.path);
-  } catch (error) {
-    try {
-      await batchAll(ctx.db, [sql`UPDATE media SET state = 'ready' WHERE id = ${record.id} AND state = 'deleting'`]);
-    } catch (undo) {
-      logLeftover(ctx, "a failed delete left its record hidden", record, undo);
-    }
-    throw error;
-  }
-  await batchAll(ctx.db, [sql`DELETE FROM media WHERE id = ${record.id} AND state = 'deleting'`]);
+  await ctx.env.MEDIA.delete(record.path);
+  // A `deleting` record only ever goes away, so when another request removed it first the file is
+  // gone all the same. The SELECT, in the same round trip, makes sure: a record still there in any
+  // state means the deletion did not happen, and is not answered as done.
+  const [, remaining] = await batchAll<[{ id: string }, { state: string }]>(ctx.db, [
+    sql`DELETE FROM media WHERE id = ${record.id} AND state = 'deleting' RETURNING id`,
+    sql`SELECT state FROM media WHERE id = ${record.id}`,
+  ]);
+  const left = remaining[0];
+  if (left) throw new Error(`The media record is still there (state ${left.state}) after its deletion`);
 }
 
 /** The metadata of the caller's media. */
@@ -237,28 +246,52 @@ export const LEFTOVER_AFTER_MS = 15 * 60 * 1000;
 
 /**
  * Removes what interrupted uploads and deletions left (hidden records older than
- * LEFTOVER_AFTER_MS, with their objects, if any): at most `limit` per call. For a Cron Trigger;
- * answers how many were removed.
+ * LEFTOVER_AFTER_MS, with their objects, if any): at most `limit` per call, oldest first. For a
+ * Cron Trigger; answers how many were removed. A record that cannot be removed is logged and
+ * skipped, and its `updated_at` moved to now, so the next runs take the others first.
  */
 export async function sweepMediaLeftovers(ctx: RequestContext, limit = 100): Promise<number> {
   const cutoff = new Date(ctx.now().getTime() - LEFTOVER_AFTER_MS).toISOString();
   const [leftovers] = await batchAll<[MediaRecord]>(ctx.db, [
-    sql`SELECT * FROM media WHERE state IN ('uploading', 'deleting') AND updated_at < ${cutoff} LIMIT ${limit}`,
+    sql`SELECT * FROM media WHERE state IN ('uploading', 'deleting') AND updated_at < ${cutoff}
+      ORDER BY updated_at LIMIT ${limit}`,
   ]);
   let removed = 0;
   for (const record of leftovers) {
-    // Claimed first (only while unchanged), so an upload finishing meanwhile fails its own finalize
-    // and undoes itself rather than becoming ready without its object.
-    const [claimed] = await batchAll<[{ id: string }]>(ctx.db, [
-      sql`UPDATE media SET state = 'deleting'
-        WHERE id = ${record.id} AND state = ${record.state} AND updated_at = ${record.updated_at} RETURNING id`,
-    ]);
-    if (claimed.length === 0) continue;
-    await ctx.env.MEDIA.delete(record.path);
-    const [gone] = await batchAll<[{ id: string }]>(ctx.db, [
-      sql`DELETE FROM media WHERE id = ${record.id} AND state = 'deleting' RETURNING id`,
-    ]);
-    removed += gone.length;
+    try {
+      removed += await sweepOne(ctx, record);
+    } catch (error) {
+      logLeftover(ctx, "the sweep could not remove a leftover", record, error);
+      await pushBack(ctx, record);
+    }
   }
   return removed;
+}
+
+/** Removes one leftover with its object: 1 when this call removed it, 0 when something else changed it first. */
+async function sweepOne(ctx: RequestContext, record: MediaRecord): Promise<number> {
+  // Claimed first (only while unchanged), so an upload finishing meanwhile fails its own finalize
+  // and undoes itself rather than becoming ready without its object.
+  const [claimed] = await batchAll<[{ id: string }]>(ctx.db, [
+    sql`UPDATE media SET state = 'deleting'
+      WHERE id = ${record.id} AND state = ${record.state} AND updated_at = ${record.updated_at} RETURNING id`,
+  ]);
+  if (claimed.length === 0) return 0;
+  await ctx.env.MEDIA.delete(record.path);
+  const [gone] = await batchAll<[{ id: string }]>(ctx.db, [
+    sql`DELETE FROM media WHERE id = ${record.id} AND state = 'deleting' RETURNING id`,
+  ]);
+  return gone.length;
+}
+
+/** Moves a leftover the sweep failed on behind the others (and out of the next 15 minutes' runs). */
+async function pushBack(ctx: RequestContext, record: MediaRecord): Promise<void> {
+  try {
+    await batchAll(ctx.db, [
+      sql`UPDATE media SET updated_at = ${ctx.now().toISOString()}
+        WHERE id = ${record.id} AND state IN ('uploading', 'deleting')`,
+    ]);
+  } catch (error) {
+    logLeftover(ctx, "the sweep could not push back a leftover it failed on", record, error);
+  }
 }

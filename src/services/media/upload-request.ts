@@ -6,7 +6,7 @@ import { MEDIA_METADATA_MAX_BYTES, MEDIA_METADATA_MAX_DEPTH } from "../../schema
 import { base64Length, MULTIPART_ALLOWANCE_BYTES, maxJsonUploadBytes, maxUploadBytes } from "./config";
 import { essence } from "./content-types";
 import type { UploadInput } from "./storage";
-import { isControlCode, LONE_SURROGATE } from "./text";
+import { isBidiFormatting, isC1Control, isControlCode, LONE_SURROGATE } from "./text";
 
 // Reading an upload: a multipart body (file part `file`, text fields `filename` and `metadata`)
 // or a JSON body with the file in base64. The size limit (MEDIA_MAX_UPLOAD_BYTES) is held while
@@ -15,6 +15,9 @@ import { isControlCode, LONE_SURROGATE } from "./text";
 
 export const FILENAME_MAX_CHARACTERS = 255;
 const MULTIPART_FIELDS = new Set(["file", "filename", "metadata"]);
+/** How many unknown multipart fields a 400 names, and how much of each name. */
+const UNKNOWN_FIELDS_SHOWN = 20;
+const FIELD_NAME_SHOWN = 64;
 
 const tooLarge = (maxFileBytes: number) =>
   new ApiError("payload_too_large", `The file is larger than ${maxFileBytes} bytes`, { max_bytes: maxFileBytes });
@@ -45,11 +48,18 @@ function refuseAnnouncedSize(request: Request, max: number, maxFileBytes: number
   if (Number.isFinite(announced) && announced > max) throw tooLarge(maxFileBytes);
 }
 
-/** A filename as stored: its last path segment, without control characters, 1 to 255 characters. */
+/**
+ * A filename as stored: its last path segment, without control characters (C0, DEL, C1) or
+ * bidirectional formatting characters (which can make a name read as another), trimmed, 1 to 255
+ * characters.
+ */
 export function cleanFilename(raw: string, explicit: boolean): string {
   const last = raw.split(/[/\\]/).pop() ?? "";
   const name = [...last]
-    .filter((char) => !isControlCode(char.charCodeAt(0)))
+    .filter((char) => {
+      const code = char.charCodeAt(0);
+      return !isControlCode(code) && !isC1Control(code) && !isBidiFormatting(code);
+    })
     .join("")
     .trim();
   if (LONE_SURROGATE.test(name)) throw badRequest("filename holds a lone UTF-16 surrogate", { field: "filename" });
@@ -123,7 +133,14 @@ async function readMultipart(ctx: RequestContext, request: Request): Promise<Upl
   const names = [...form.keys()];
   const unknown = [...new Set(names.filter((name) => !MULTIPART_FIELDS.has(name)))];
   if (unknown.length > 0) {
-    throw badRequest(`Unknown fields: ${unknown.join(", ")}`, { fields: unknown, allowed: [...MULTIPART_FIELDS] });
+    // Named back, but not without bound: a body may carry thousands of fields with long names.
+    const shown = unknown.slice(0, UNKNOWN_FIELDS_SHOWN).map((name) => [...name].slice(0, FIELD_NAME_SHOWN).join(""));
+    const more = unknown.length - shown.length;
+    throw badRequest(`Unknown fields: ${shown.join(", ")}${more > 0 ? ` (and ${more} more)` : ""}`, {
+      fields: shown,
+      unknown_count: unknown.length,
+      allowed: [...MULTIPART_FIELDS],
+    });
   }
   for (const name of MULTIPART_FIELDS) {
     if (names.filter((n) => n === name).length > 1)
@@ -151,11 +168,25 @@ async function readMultipart(ctx: RequestContext, request: Request): Promise<Upl
   };
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
+/**
+ * Whether `text` is base64 (standard alphabet; padded to a multiple of 4, or unpadded), checked in
+ * one linear pass: a regular expression over megabytes of text overflows the regex engine's stack.
+ */
+export function isBase64(text: string): boolean {
+  if (/[^A-Za-z0-9+/=]/.test(text)) return false;
+  const padding = text.indexOf("=");
+  if (padding === -1) return text.length % 4 !== 1;
+  // `=` only at the end: one or two of them, completing a group of 4.
+  const tail = text.length - padding;
+  return (tail === 1 || (tail === 2 && text.endsWith("=="))) && text.length % 4 === 0;
+}
 
 /** The JSON form of an upload, for clients that cannot send multipart; small files only. */
 export const UploadJsonBody = z.strictObject({
-  content_base64: z.string().min(1, "content_base64 must not be empty").regex(BASE64, "content_base64 must be base64"),
+  content_base64: z
+    .string()
+    .min(1, "content_base64 must not be empty")
+    .refine(isBase64, "content_base64 must be base64"),
   filename: z.string().optional(),
   content_type: z.string().max(255).optional(),
   metadata: z.unknown().optional(),
@@ -185,7 +216,12 @@ async function readJson(ctx: RequestContext, request: Request): Promise<UploadIn
   const body = parsed.data;
   // Checked before decoding: the decoded size follows from the text's length.
   if (Math.floor((body.content_base64.length * 3) / 4) - 2 > maxFileBytes) throw tooLarge(maxFileBytes);
-  const binary = atob(body.content_base64);
+  let binary: string;
+  try {
+    binary = atob(body.content_base64);
+  } catch {
+    throw badRequest("content_base64 must be base64", { field: "content_base64" });
+  }
   if (binary.length > maxFileBytes) throw tooLarge(maxFileBytes);
   const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
   return {

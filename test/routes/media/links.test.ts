@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import { ALL_SCOPES } from "../../../src/auth/scopes";
 import { actingAs, createContext } from "../../../src/lib/context";
 import { mediaSigningSecret } from "../../../src/services/media/config";
+import { servedInline } from "../../../src/services/media/content-types";
 import { openSignedMedia, resolveMedia as resolveService } from "../../../src/services/media/links";
-import { signedUrl, signTarget } from "../../../src/services/media/signing";
+import { type SignedTarget, signedUrl, signTarget, verifyTarget } from "../../../src/services/media/signing";
 import { api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
 import {
@@ -230,9 +231,34 @@ describe("signed URLs: expiry and tampering", () => {
   });
 
   it("signs bucket, path and expiry unambiguously (no field can run into another)", async () => {
-    const a = await signTarget(secret, { bucket: "media", path: "u/a\nb", expires: 5 });
-    const b = await signTarget(secret, { bucket: "media\nu", path: "a", expires: 5 });
-    expect(a).not.toBe(b);
+    // Pairs whose fields joined with a separator (a line break, `/`, nothing) give the same text.
+    const pairs: [SignedTarget, SignedTarget][] = [
+      [
+        { bucket: "media", path: "u/a\nb", expires: 5 },
+        { bucket: "media\nu/a", path: "b", expires: 5 },
+      ],
+      [
+        { bucket: "media", path: "u/a/b", expires: 5 },
+        { bucket: "media/u", path: "a/b", expires: 5 },
+      ],
+      [
+        { bucket: "media", path: "u/a\n5", expires: 15 },
+        { bucket: "media", path: "u/a", expires: 515 },
+      ],
+      [
+        { bucket: "media", path: 'u/a","b', expires: 5 },
+        { bucket: 'media","u/a', path: "b", expires: 5 },
+      ],
+    ];
+    for (const [a, b] of pairs) {
+      const what = JSON.stringify([a, b]);
+      const signatureA = await signTarget(secret, a);
+      const signatureB = await signTarget(secret, b);
+      expect(signatureA, what).not.toBe(signatureB);
+      expect(await verifyTarget(secret, a, signatureA), what).toBe(true);
+      expect(await verifyTarget(secret, b, signatureA), what).toBe(false);
+      expect(await verifyTarget(secret, a, signatureB), what).toBe(false);
+    }
   });
 });
 
@@ -297,6 +323,62 @@ describe("how bytes are served", () => {
       expect(res.headers.get("Content-Length"), name).toBe(String(bytes.length));
       expect(res.headers.get("Cache-Control"), name).toMatch(/^private, max-age=\d+$/);
     }
+  });
+
+  it("inline only for an explicit list of image, audio and video types, never markup or scripts", async () => {
+    const inline = [
+      "image/png",
+      "image/jpeg",
+      "image/webp",
+      "audio/mpeg",
+      "audio/ogg",
+      "audio/wav",
+      "audio/webm",
+      "audio/flac",
+      "audio/mp4",
+      "video/mp4",
+      "video/webm",
+      "video/ogg",
+      "video/quicktime",
+      "text/plain",
+    ];
+    const attachment = [
+      "video/x+xml",
+      "audio/x-foo+xml",
+      "video/html",
+      "audio/svg",
+      "video/svg+xml",
+      "audio/x-script",
+      "video/javascript",
+      "video/xhtml",
+      "audio/x-unknown",
+      "video/x-anything",
+      "image/svg+xml",
+      "text/html",
+      "application/xhtml+xml",
+    ];
+    for (const type of inline) expect(servedInline(type), type).toBe(true);
+    for (const type of attachment) expect(servedInline(type), type).toBe(false);
+  });
+
+  it("markup declared as an audio or video type goes out as an attachment", async () => {
+    const user = await createUser();
+    // XHTML under a prefix: none of the first tags the markup check knows, no magic number.
+    const xhtml = bytesOf(
+      '<x:html xmlns:x="http://www.w3.org/1999/xhtml"><x:body><x:script>alert(document.cookie)</x:script></x:body></x:html>',
+    );
+    for (const type of ["video/x+xml", "audio/x-foo+xml", "video/html"]) {
+      const { media, res } = await serve(user, xhtml, type, "clip");
+      expect(media.content_type, type).toBe(type);
+      expect(res.status, type).toBe(200);
+      expect(res.headers.get("Content-Disposition"), type).toBe(`attachment; filename="clip"; filename*=UTF-8''clip`);
+      expect((await env.MEDIA.head(media.path))?.httpMetadata?.contentDisposition, type).toMatch(/^attachment;/);
+    }
+    // An object stored before, inline with such a type, is served as an attachment too.
+    const path = `${crypto.randomUUID()}/planted-clip`;
+    await env.MEDIA.put(path, xhtml, { httpMetadata: { contentType: "video/x+xml", contentDisposition: "inline" } });
+    const res = await fetchUrl(await signedUrl(secret, ORIGIN, { bucket: "media", path, expires: nowSeconds() + 60 }));
+    expect(res.headers.get("Content-Disposition")).toBe("attachment");
   });
 
   it("an object stored inline with a type a browser could run still goes out as an attachment", async () => {

@@ -194,6 +194,21 @@ describe("GET /api/v1/media/search", () => {
     expect(paged.headers.get("X-Has-More")).toBe("true");
   });
 
+  it("created_after and created_before near the years 0000 and 9999 compare as instants", async () => {
+    const user = await createUser();
+    await library(user);
+    const everything = ["budget.csv", "notes.txt", "Launch-Photo.png"];
+    const q = (instant: string) => encodeURIComponent(instant);
+    // In UTC these fall in the year 10000 or -1, which ISO strings write as +010000 / -000001.
+    expect(await names(user, `created_before=${q("9999-12-31T23:00:00-05:00")}`)).toEqual(everything);
+    expect(await names(user, `created_after=${q("9999-12-31T23:00:00-05:00")}`)).toEqual([]);
+    expect(await names(user, `created_before=${q("9999-12-31T23:59:59.999Z")}`)).toEqual(everything);
+    expect(await names(user, `created_after=${q("9999-12-31T23:59:59Z")}`)).toEqual([]);
+    expect(await names(user, `created_after=${q("0000-01-01T00:30:00+01:00")}`)).toEqual(everything);
+    expect(await names(user, `created_before=${q("0000-01-01T00:30:00+01:00")}`)).toEqual([]);
+    expect(await names(user, `created_after=${q("0000-01-01T00:00:00Z")}`)).toEqual(everything);
+  });
+
   it("refuses malformed parameters with 400", async () => {
     const user = await createUser();
     for (const query of ["created_after=yesterday", "content_type=image%2F*", `q=${"x".repeat(201)}`, "order=asc"]) {

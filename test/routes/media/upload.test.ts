@@ -1,5 +1,5 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ALL_SCOPES } from "../../../src/auth/scopes";
 import worker from "../../../src/index";
 import { actingAs, createContext } from "../../../src/lib/context";
@@ -21,6 +21,7 @@ import {
   PNG_BYTES,
   storedMedia,
   storedMediaOf,
+  type UploadedMedia,
   uploadForm,
   uploadMedia,
   uploadRaw,
@@ -31,6 +32,15 @@ describeAuthMatrix({ name: "POST /api/v1/media/upload", method: "POST", path: ()
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   return [...digest].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** Base64 of any length (btoa takes a string; spreading megabytes of bytes into one call overflows the stack). */
+function toBase64(bytes: Uint8Array): string {
+  const parts: string[] = [];
+  for (let start = 0; start < bytes.length; start += 3 * 8192) {
+    parts.push(btoa(String.fromCharCode(...bytes.subarray(start, start + 3 * 8192))));
+  }
+  return parts.join("");
 }
 
 /** Nothing of `user` is stored: no record in any state, no object in their folder. */
@@ -112,6 +122,96 @@ describe("POST /api/v1/media/upload", () => {
       metadata: { a: 1 },
     });
     expect(await objectBytes(res.body.path as string)).toEqual(bytesOf("hello json"));
+  });
+
+  it("a JSON upload of 9 MiB is read (its base64 checked in linear time) with its bytes intact", async () => {
+    const user = await createUser();
+    const bytes = new Uint8Array(9 * 1024 * 1024);
+    for (let start = 0; start < bytes.length; start += 65536) {
+      crypto.getRandomValues(bytes.subarray(start, start + 65536));
+    }
+    const res = await api<UploadedMedia>(`${MEDIA}/upload`, {
+      method: "POST",
+      auth: user,
+      body: { content_base64: toBase64(bytes), filename: "big.bin" },
+    });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
+    expect(res.body.size).toBe(bytes.length);
+    expect(res.body.sha256).toBe(await sha256Hex(bytes));
+    const stored = await objectBytes(res.body.path);
+    expect(stored?.length).toBe(bytes.length);
+    expect(stored && (await sha256Hex(stored))).toBe(await sha256Hex(bytes));
+  });
+
+  it("400 for content_base64 that is not base64, however long; nothing stored", async () => {
+    const user = await createUser();
+    const long = "QUJD".repeat(1024 * 1024);
+    const cases = [
+      "%%%",
+      "a",
+      "aGk=aGk=",
+      "aGk===",
+      "====",
+      "aG=k",
+      "aGVsbG8=\n",
+      "aGVs bG8=",
+      "aGVsbG8-",
+      "aGVsbG8_",
+      "aGVsbA=",
+      `${long}*`,
+      `${long}=${long}`,
+    ];
+    for (const content_base64 of cases) {
+      const res = await api(`${MEDIA}/upload`, { method: "POST", auth: user, body: { content_base64 } });
+      expectErrorBody(res, 400);
+      expect(res.body, content_base64.slice(0, 20)).toMatchObject({ code: "validation_failed" });
+    }
+    // Unpadded base64 is still read.
+    const unpadded = await api<UploadedMedia>(`${MEDIA}/upload`, {
+      method: "POST",
+      auth: user,
+      body: { content_base64: "aGk", filename: "hi.txt" },
+    });
+    expect(unpadded.status).toBe(201);
+    expect(await objectBytes(unpadded.body.path)).toEqual(bytesOf("hi"));
+    expect((await storedMediaOf(user.id)).length).toBe(1);
+  });
+
+  it("filenames lose C0 and C1 controls and bidirectional formatting characters", async () => {
+    const user = await createUser();
+    const cases: [string, string][] = [
+      ["invoice\u202Efdp.exe", "invoicefdp.exe"],
+      ["a\u0080b\u0085c\u009Fd.txt", "abcd.txt"],
+      ["\u200Eleft\u200F-right.txt", "left-right.txt"],
+      ["\u202Aa\u202Bb\u202Cc\u202Dd\u202Ee.txt", "abcde.txt"],
+      ["\u2066x\u2067y\u2068z\u2069.txt", "xyz.txt"],
+      ["\u061Cmark\u0007bell\u007F.txt", "markbell.txt"],
+      ["Résumé \u00A0ok.txt", "Résumé \u00A0ok.txt"],
+    ];
+    for (const [given, stored] of cases) {
+      const media = await createMedia(user, { filename: given });
+      expect(media.filename, JSON.stringify(given)).toBe(stored);
+    }
+    const onlyFormatting = await uploadMedia(user, { filename: "\u202E\u2066\u0085" });
+    expectErrorBody(onlyFormatting, 400);
+    expect(onlyFormatting.body).toMatchObject({ details: { field: "filename" } });
+  });
+
+  it("a 400 for unknown fields names at most 20 of them, with their count", async () => {
+    const user = await createUser();
+    const fields = Object.fromEntries(
+      Array.from({ length: 500 }, (_, i) => [`field_${String(i).padStart(3, "0")}_${"x".repeat(200)}`, "v"]),
+    );
+    const res = await uploadMedia(user, { fields });
+    expectErrorBody(res, 400);
+    const details = (res.body as unknown as { details: { fields: string[]; unknown_count: number } }).details;
+    expect(details.unknown_count).toBe(500);
+    expect(details.fields).toHaveLength(20);
+    expect(details.fields[0]?.startsWith("field_000_")).toBe(true);
+    expect(JSON.stringify(res.body).length).toBeLessThan(4096);
+    const few = await uploadMedia(user, { fields: { folder: "x", tag: "y" } });
+    expect(few.body).toMatchObject({ details: { fields: ["folder", "tag"], unknown_count: 2 } });
+    await expectNothingStored(user);
   });
 
   it("400 for a missing file, an empty one, a text field named file, or fields it does not know; nothing stored", async () => {
@@ -366,14 +466,80 @@ describe("record and object together: no orphan after any failure", () => {
     await expectNothingStored(user);
   });
 
-  it("the R2 delete fails: 500, and the file is still there, listed and served", async () => {
+  it("the R2 delete fails: 500, the record stays hidden with its object, and a retry finishes", async () => {
     const user = await createUser();
     const media = await createMedia(user, { bytes: PNG_BYTES, type: "image/png" });
     const { deleteMedia: remove } = await import("../../../src/services/media/storage");
     await expect(remove(contextFor(user, failing("delete")), media.id)).rejects.toThrow(/R2 delete failed/);
-    expect(await storedMedia(media.id)).toMatchObject({ state: "ready" });
+    // Never `ready` again once a deletion is claimed: another DELETE may be removing the object meanwhile.
+    expect(await storedMedia(media.id)).toMatchObject({ state: "deleting" });
     expect(await objectBytes(media.path)).toEqual(PNG_BYTES);
-    expect((await fetchUrl(media.signedUrl)).bytes).toEqual(PNG_BYTES);
+    expectErrorBody(await api(`${MEDIA}/${media.id}/metadata`, { auth: user }), 404);
+    expect((await api(`${MEDIA}/${media.id}`, { method: "DELETE", auth: user })).status).toBe(200);
+    await expectNothingStored(user);
+  });
+
+  it("two DELETEs at once, one failing at R2: never a ready record without its object, never a false 200", async () => {
+    const user = await createUser();
+    const media = await createMedia(user, { bytes: PNG_BYTES, type: "image/png" });
+    const { deleteMedia: remove } = await import("../../../src/services/media/storage");
+    const gate = () => {
+      let open = () => {};
+      const opened = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      return { open, opened };
+    };
+    const aEntered = gate();
+    const aRelease = gate();
+    const bEntered = gate();
+    const bRelease = gate();
+    /** The MEDIA bucket whose delete waits at a gate, then does `then`. */
+    const gated = (entered: () => void, release: Promise<void>, then: (key: string) => Promise<void>): R2Bucket =>
+      new Proxy(env.MEDIA, {
+        get(target, property) {
+          if (property === "delete") {
+            return async (key: string) => {
+              entered();
+              await release;
+              return then(key);
+            };
+          }
+          const value = Reflect.get(target, property);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    const bucketA = gated(aEntered.open, aRelease.opened, async () => {
+      throw new Error("R2 delete failed (injected)");
+    });
+    const bucketB = gated(bEntered.open, bRelease.opened, (key) => env.MEDIA.delete(key));
+    // A claims the deletion and reaches R2; B claims it too and reaches R2.
+    const a = remove(contextFor(user, bucketA), media.id).then(
+      () => "ok",
+      (error: unknown) => error,
+    );
+    await aEntered.opened;
+    const b = remove(contextFor(user, bucketB), media.id).then(
+      () => "ok",
+      (error: unknown) => error,
+    );
+    await bEntered.opened;
+    // A's R2 delete fails and A finishes; then B's succeeds.
+    aRelease.open();
+    expect(await a).toBeInstanceOf(Error);
+    bRelease.open();
+    const bOutcome = await b;
+    const row = await storedMedia(media.id);
+    const object = await objectBytes(media.path);
+    // No record shown without its object.
+    if (row?.state === "ready") expect(object).not.toBeNull();
+    // A success means the file is gone: record and object.
+    if (bOutcome === "ok") {
+      expect(row).toBeNull();
+      expect(object).toBeNull();
+    }
+    expect(bOutcome).toBe("ok");
+    await expectNothingStored(user);
   });
 
   it("the record delete fails after the object went: the record stays hidden, and the next DELETE finishes", async () => {
@@ -416,6 +582,68 @@ describe("record and object together: no orphan after any failure", () => {
     expect(removed).toBeGreaterThanOrEqual(2);
     expect((await storedMediaOf(user.id)).map((row) => row.id)).toEqual([rows[2]?.id]);
     expect(await objectsOf(user.id)).toEqual([`${user.id}/${rows[2]?.id}-x.bin`]);
+  });
+
+  it("a leftover the sweep cannot remove is logged and skipped; the sweep goes on, and later runs move past it", async () => {
+    const user = await createUser();
+    const { sweepMediaLeftovers } = await import("../../../src/services/media/storage");
+    // Older than anything else in the table, so a sweep of one takes these first.
+    const rows = [
+      { id: crypto.randomUUID(), state: "deleting", updated: "1990-01-01T00:00:00.000Z" },
+      { id: crypto.randomUUID(), state: "uploading", updated: "1990-01-02T00:00:00.000Z" },
+      { id: crypto.randomUUID(), state: "uploading", updated: "1990-01-03T00:00:00.000Z" },
+    ];
+    const pathOf = (id: string | undefined) => `${user.id}/${id}-x.bin`;
+    for (const row of rows) {
+      await env.DB.prepare(
+        `INSERT INTO media (id, bucket, path, filename, content_type, size, sha256, state, created_by, created_at, updated_at)
+         VALUES (?, 'media', ?, 'x.bin', 'application/octet-stream', 1, '00', ?, ?, ?, ?)`,
+      )
+        .bind(row.id, pathOf(row.id), row.state, user.id, row.updated, row.updated)
+        .run();
+      await env.MEDIA.put(pathOf(row.id), "x");
+    }
+    const stuck = pathOf(rows[0]?.id);
+    const failingFor: R2Bucket = new Proxy(env.MEDIA, {
+      get(target, property) {
+        if (property === "delete") {
+          return async (key: string) => {
+            if (key === stuck) throw new Error("R2 delete failed (injected)");
+            return target.delete(key);
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const ctx = contextFor(user, failingFor);
+      // A sweep of one takes the stuck record, fails, logs it and pushes it back.
+      expect(await sweepMediaLeftovers(ctx, 1)).toBe(0);
+      const logged = errors.mock.calls.map((call) => String(call[0])).find((line) => line.includes(rows[0]?.id ?? "-"));
+      expect(logged && JSON.parse(logged)).toMatchObject({
+        level: "error",
+        media_id: rows[0]?.id,
+        path: stuck,
+        error: expect.stringContaining("R2 delete failed"),
+      });
+      const pushedBack = await storedMedia(rows[0]?.id ?? "");
+      expect(pushedBack?.state).toBe("deleting");
+      expect(Date.parse(pushedBack?.updated_at ?? "")).toBeGreaterThan(Date.now() - 60_000);
+      // The next sweep of one moves past it.
+      expect(await sweepMediaLeftovers(ctx, 1)).toBe(1);
+      expect(await storedMedia(rows[1]?.id ?? "")).toBeNull();
+      // One failure does not stop a sweep: the others are removed in the same run.
+      await env.DB.prepare("UPDATE media SET updated_at = '1990-01-01T00:00:00.000Z' WHERE id = ?")
+        .bind(rows[0]?.id)
+        .run();
+      expect(await sweepMediaLeftovers(ctx, 2)).toBe(1);
+    } finally {
+      errors.mockRestore();
+    }
+    expect((await storedMediaOf(user.id)).map((row) => row.id)).toEqual([rows[0]?.id]);
+    expect(await objectsOf(user.id)).toEqual([stuck]);
   });
 
   it("the every-minute Cron Trigger runs the sweep", async () => {
