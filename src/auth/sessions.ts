@@ -1,7 +1,7 @@
 import { sign, verify } from "hono/jwt";
 import type { RequestContext } from "../lib/context";
-import { allowsLocalShortcuts } from "../lib/environment";
-import { ApiError, unauthorized } from "../lib/errors";
+import { unauthorized } from "../lib/errors";
+import { requiredSecret } from "../lib/secrets";
 
 // App sessions: HS256 JWTs signed with SESSION_SECRET, the user id in `sub`.
 // They are what `/auth/complete` hands out and what `/api/v1` accepts besides API
@@ -13,38 +13,18 @@ export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
 const MIN_SESSION_TTL_SECONDS = 60;
 const MAX_SESSION_TTL_SECONDS = 90 * 24 * 60 * 60;
 
-/**
- * Used only by `wrangler dev` on this machine (ENVIRONMENT `development`, a loopback
- * address) when no SESSION_SECRET is set, so that `npm ci && npm run dev` works with no
- * setup. Anywhere else a missing secret refuses sessions instead: this value is public.
- */
-const DEVELOPMENT_ONLY_SECRET = "development-only-session-secret-not-for-deployment";
-/** The placeholder of .dev.vars.example: refused where it would protect real sessions. */
-const EXAMPLE_SECRET = "change-me-to-a-long-random-string";
-/** Shortest secret accepted outside local work: 32 characters of a random string. */
-export const MIN_SESSION_SECRET_LENGTH = 32;
-
-const notConfigured = (problem: string) =>
-  new ApiError(
-    "unavailable",
-    `App sessions are not configured on this server: ${problem} (wrangler secret put SESSION_SECRET)`,
-  );
-
 type SessionScope = Pick<RequestContext, "env" | "local">;
 
-/** The signing secret, or a 503 naming the problem: never a weak default outside local work. */
-export function sessionSecret(ctx: SessionScope): string {
-  const configured = ctx.env.SESSION_SECRET;
-  const local = allowsLocalShortcuts(ctx);
-  if (!configured) {
-    if (local && ctx.env.ENVIRONMENT === "development") return DEVELOPMENT_ONLY_SECRET;
-    throw notConfigured("set the SESSION_SECRET secret");
-  }
-  if (!local && (configured.length < MIN_SESSION_SECRET_LENGTH || configured === EXAMPLE_SECRET)) {
-    throw notConfigured(`SESSION_SECRET must be a random string of at least ${MIN_SESSION_SECRET_LENGTH} characters`);
-  }
-  return configured;
-}
+/** The signing secret, or a 503 naming the problem: never a weak default outside local work (lib/secrets.ts). */
+export const sessionSecret = (ctx: SessionScope): string =>
+  requiredSecret(ctx, {
+    name: "SESSION_SECRET",
+    protects: "App sessions",
+    // Public: `wrangler dev` on this machine only, so `npm ci && npm run dev` needs no setup.
+    developmentDefault: "development-only-session-secret-not-for-deployment",
+    defaultFor: "wrangler dev",
+    placeholders: ["change-me-to-a-long-random-string"],
+  });
 
 export function sessionLifetimeSeconds(env: Env): number {
   const configured = Number(env.SESSION_TTL_SECONDS);

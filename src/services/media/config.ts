@@ -1,6 +1,5 @@
 import type { RequestContext } from "../../lib/context";
-import { allowsLocalShortcuts } from "../../lib/environment";
-import { ApiError } from "../../lib/errors";
+import { requiredSecret } from "../../lib/secrets";
 
 // What the media service is configured with: its bucket's public name, the upload limit, the
 // signing secret of its links and their lifetimes, and which origins name its storage.
@@ -48,37 +47,15 @@ export const MIN_EXPIRES_IN_SECONDS = 60;
 /** Seven days, as S3 presigned URLs allow at most. */
 export const MAX_EXPIRES_IN_SECONDS = 7 * 24 * 60 * 60;
 
-/**
- * Used only for local work (the test suite, or `wrangler dev` on this machine) when no
- * MEDIA_SIGNING_SECRET is set, so that uploads and links work with no setup. Anywhere else a
- * missing secret makes every media link a 503 instead: this value is public.
- */
-const DEVELOPMENT_ONLY_SECRET = "development-only-media-signing-secret-not-for-deployment";
-/** Shortest secret accepted outside local work: 32 characters of a random string. */
-export const MIN_SIGNING_SECRET_LENGTH = 32;
-
-const notConfigured = (problem: string) =>
-  new ApiError(
-    "unavailable",
-    `Media links are not configured on this server: ${problem} (wrangler secret put MEDIA_SIGNING_SECRET)`,
-    { setting: "MEDIA_SIGNING_SECRET" },
-  );
-
-/** The key signed URLs are made and checked with, or a 503 naming the problem: never a public default outside local work. */
-export function mediaSigningSecret(ctx: Pick<RequestContext, "env" | "local">): string {
-  const configured = ctx.env.MEDIA_SIGNING_SECRET;
-  const local = allowsLocalShortcuts(ctx);
-  if (!configured) {
-    if (local) return DEVELOPMENT_ONLY_SECRET;
-    throw notConfigured("set the MEDIA_SIGNING_SECRET secret");
-  }
-  if (!local && (configured.length < MIN_SIGNING_SECRET_LENGTH || configured === DEVELOPMENT_ONLY_SECRET)) {
-    throw notConfigured(
-      `MEDIA_SIGNING_SECRET must be a random string of at least ${MIN_SIGNING_SECRET_LENGTH} characters`,
-    );
-  }
-  return configured;
-}
+/** The key signed URLs are made and checked with, or a 503 naming the problem (lib/secrets.ts). */
+export const mediaSigningSecret = (ctx: Pick<RequestContext, "env" | "local">): string =>
+  requiredSecret(ctx, {
+    name: "MEDIA_SIGNING_SECRET",
+    protects: "Media links",
+    // Public: the test suite and `wrangler dev` only, so uploads and links work with no setup.
+    developmentDefault: "development-only-media-signing-secret-not-for-deployment",
+    defaultFor: "local",
+  });
 
 /**
  * The origins whose URLs name this service's storage: this Worker's own (the request's) and
