@@ -52,7 +52,8 @@ function run(target: LoadTarget, seconds: number): Promise<Sample> {
         headers: target.headers,
         connections: LOAD.connections,
         duration: seconds,
-        requests: [{ method: "GET", onResponse }],
+        // autocannon builds the request once, body included, and sends that buffer every time.
+        requests: [{ method: target.method ?? "GET", ...(target.body ? { body: target.body } : {}), onResponse }],
       },
       (error: Error | null, result: autocannon.Result) => {
         if (error) return reject(error);
@@ -113,6 +114,10 @@ async function runThenDrain(target: LoadTarget, seconds: number): Promise<Sample
 export interface LoadTarget {
   url: string;
   headers: Record<string, string>;
+  /** GET when absent. */
+  method?: "GET" | "POST";
+  /** The same bytes on every request (a media upload). */
+  body?: Buffer;
 }
 
 /**
@@ -142,10 +147,15 @@ export interface ProbeResult {
   roundTrips: number | null;
 }
 
+/** From the Worker's `Server-Timing: d1;desc="N round trips"`; null when absent. */
+export function roundTripsOf(headers: Headers): number | null {
+  const timing = /d1;desc="(\d+) round trips"/.exec(headers.get("Server-Timing") ?? "");
+  return timing ? Number(timing[1]) : null;
+}
+
 export async function probe(url: string, headers: Record<string, string>): Promise<ProbeResult> {
   const response = await fetch(url, { headers });
   const text = await response.text();
-  const timing = /d1;desc="(\d+) round trips"/.exec(response.headers.get("Server-Timing") ?? "");
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -156,6 +166,6 @@ export async function probe(url: string, headers: Record<string, string>): Promi
     status: response.status,
     body,
     totalCount: response.headers.get("X-Total-Count"),
-    roundTrips: timing ? Number(timing[1]) : null,
+    roundTrips: roundTripsOf(response.headers),
   };
 }

@@ -1,14 +1,16 @@
 // npm run bench: throughput and latency of the Worker's read endpoints against a
-// bare baseline Worker doing the same D1 work, at two dataset sizes. See README.md.
+// bare baseline Worker doing the same D1 work, at two dataset sizes, and of its
+// media upload and signed download against the same R2 work. See README.md.
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { defer, undoAll, undoAllOnSignals } from "./cleanup.ts";
-import { CHAIN_DEPTH, DATASET_SIZES, LOAD, SEARCH_PLANTED, SEARCH_WORD } from "./config.ts";
+import { CHAIN_DEPTH, DATASET_SIZES, LOAD, MEDIA_FILE_BYTES, SEARCH_PLANTED, SEARCH_WORD, TARGETS } from "./config.ts";
 import { runContentBench } from "./content.ts";
 import type { Dataset } from "./dataset.ts";
 import { ENDPOINTS, LIST_LIMIT } from "./endpoints.ts";
 import { type LoadResult, type LoadTarget, measureInTurn, probe } from "./load.ts";
+import { MEDIA_ENDPOINTS, type MediaTargets, mediaRoundTrips, verifyMedia } from "./media.ts";
 import { evaluateTargets, formatTable, formatTargets, type Measurement, writeReport } from "./report.ts";
 import { seedDatabase } from "./seed.ts";
 import { type BuiltWorker, build, type Server, startServer, type WorkerSpec } from "./servers.ts";
@@ -30,6 +32,8 @@ interface Setup {
   baseline: Target;
   /** The Worker's D1 round trips per endpoint, from the verification requests. */
   firstRoundTrips: Map<string, number>;
+  /** The media load, verified: at the smallest size only. */
+  media?: MediaTargets;
 }
 
 /** Starts both servers together, each on its D1 state; if either fails, stops the other before throwing. */
@@ -54,7 +58,10 @@ async function setUp(size: number, workers: [BuiltWorker, BuiltWorker], workDir:
 
   const firstRoundTrips = await verifyServers(dataset, worker, baseline);
   log(`${size} blocks: both servers read the seeded D1 and agree on every endpoint`);
-  return { size, dataset, worker, baseline, firstRoundTrips };
+  if (size !== Math.min(...DATASET_SIZES)) return { size, dataset, worker, baseline, firstRoundTrips };
+  const media = await verifyMedia(worker, baseline, dataset.fixtures.benchUserId);
+  log(`${size} blocks: both servers store a 1 MiB upload and serve back the same bytes`);
+  return { size, dataset, worker, baseline, firstRoundTrips, media };
 }
 
 /**
@@ -86,6 +93,28 @@ async function measureEndpoint(endpoint: (typeof ENDPOINTS)[number], setups: rea
   }));
 }
 
+/** The media endpoints on one size's servers: the Worker and the baseline taking turns, as for the reads. */
+async function measureMedia(setup: Setup, media: MediaTargets): Promise<Measurement[]> {
+  const measurements: Measurement[] = [];
+  for (const endpoint of MEDIA_ENDPOINTS) {
+    const { worker, baseline } = endpoint.pick(media);
+    const roundTrips = await mediaRoundTrips(worker);
+    const [workerResult, baselineResult] = await measureInTurn([worker, baseline]);
+    measurements.push({
+      endpoint: endpoint.name,
+      size: setup.size,
+      worker: answered(workerResult, setup.worker, endpoint.name, setup.size),
+      baseline: answered(baselineResult, setup.baseline, endpoint.name, setup.size),
+      roundTrips,
+      firstRoundTrips: media.firstRoundTrips.get(endpoint.name) ?? Number.NaN,
+      targets: endpoint.targets,
+    });
+    const rates = `Worker ${workerResult?.requestsPerSecond.toFixed(0)}, baseline ${baselineResult?.requestsPerSecond.toFixed(0)} req/s`;
+    log(`${endpoint.name} (${setup.size}): ${rates}`);
+  }
+  return measurements;
+}
+
 /** A runtime that crashed leaves wrangler running and answering nothing: stop rather than report zeros. */
 function answered(result: LoadResult | undefined, side: Target, endpoint: string, size: number): LoadResult {
   if (!result || result.requests === 0) {
@@ -95,10 +124,12 @@ function answered(result: LoadResult | undefined, side: Target, endpoint: string
 }
 
 function notesFor(measurements: readonly Measurement[], searchVisible: number, loadAtStart: number): string[] {
+  const compactBlocks = (size: number) => `${size / 1000}k blocks`;
   const notes = [
     `q search: "${SEARCH_WORD}" is planted in ${SEARCH_PLANTED} blocks at every size (${searchVisible} visible to the bench user), so its timings show how the FTS index scales, not how the result grows.`,
     `list: first page of ${LIST_LIMIT} by updated_at desc, with the total count. hierarchy: a chain ${CHAIN_DEPTH} levels deep, asked for at depth ${CHAIN_DEPTH}.`,
     "Baseline: the same SQL and batches straight on D1, one round trip per request; no framework, auth, validation or presenters.",
+    `Media, at ${compactBlocks(Math.min(...DATASET_SIZES))} only (it reads no blocks): upload is a POST of a ${MEDIA_FILE_BYTES / 1024 / 1024} MiB file, multipart for the Worker (with the API key), the same bytes as the raw body for the baseline (one INSERT, one R2 put); signed download is the GET of the signed URL of one upload (the Worker) or of the object's path (the baseline), ${MEDIA_FILE_BYTES / 1024 / 1024} MiB back. The upload's target is ${TARGETS.minUploadThroughputRatio}: the Worker also parses multipart, sniffs the type, hashes the bytes (SHA-256), marks the record ready in a second D1 round trip and signs a URL.`,
     `Load: ${LOAD.connections} connections, ${LOAD.warmupSeconds} s warm-up + ${LOAD.measureSeconds} s measured per server and endpoint, in ${LOAD.slices} slices taking turns with the other servers; autocannon and the servers share ${availableParallelism()} CPUs (1-min load average ${loadAtStart.toFixed(2)} at start).`,
   ];
   for (const m of measurements) {
@@ -154,6 +185,10 @@ async function main(): Promise<number> {
     );
     log(`${endpoint.name.padEnd(13)} ${summary.join("; ")}`);
   }
+  for (const setup of setups) {
+    if (!setup.media) continue;
+    measurements.push(...(await measureMedia(setup, setup.media)));
+  }
   // Servers and temp dirs are not needed for the report: release them now.
   await undoAll();
 
@@ -168,7 +203,13 @@ async function main(): Promise<number> {
   const file = await writeReport({
     startedAt,
     durationSeconds,
-    settings: { sizes: DATASET_SIZES, load: LOAD, searchWord: SEARCH_WORD, chainDepth: CHAIN_DEPTH },
+    settings: {
+      sizes: DATASET_SIZES,
+      load: LOAD,
+      searchWord: SEARCH_WORD,
+      chainDepth: CHAIN_DEPTH,
+      mediaFileBytes: MEDIA_FILE_BYTES,
+    },
     notes,
     measurements,
     targets,

@@ -1,17 +1,22 @@
 // The baseline of `npm run bench`: the same D1 work as the real Worker's read
-// endpoints, with nothing around it. No framework, no auth (the user id comes in
-// the X-Bench-User header), no validation, no presenters: prepared statements
-// with the SQL the service sends (src/services/blocks/queries.ts), rows returned
-// as JSON. The benchmark divides the Worker's throughput by this one's, so the
-// ratio is the cost of everything the Worker adds on top of its queries.
+// endpoints, and the same R2 work as its media upload and signed download, with
+// nothing around it. No framework, no auth (the user id comes in the
+// X-Bench-User header), no validation, no presenters: prepared statements with
+// the SQL the service sends (src/services/blocks/queries.ts,
+// src/services/media/storage.ts), rows returned as JSON, objects put and
+// streamed back as they are. The benchmark divides the Worker's throughput by
+// this one's, so the ratio is the cost of everything the Worker adds on top of
+// its queries and R2 calls.
 //
-// Keep the SQL in step with the service. The bench compares both servers'
-// answers (ids, order, totals) before it measures, which catches a change in
-// what a query returns, but not in what it costs: copy every change over.
-import type { D1Database, D1PreparedStatement } from "@cloudflare/workers-types/index.ts";
+// Keep the SQL and the R2 calls in step with the service. The bench compares
+// both servers' answers (ids, order, totals; the bytes and type of a download)
+// before it measures, which catches a change in what a query returns, but not
+// in what it costs: copy every change over.
+import type { D1Database, D1PreparedStatement, R2Bucket } from "@cloudflare/workers-types/index.ts";
 
 interface Env {
   DB: D1Database;
+  MEDIA: R2Bucket;
 }
 
 const VISIBLE = "(b.created_by = ? OR b.created_by IS NULL) AND b.type <> 'provider_audit_log'";
@@ -122,7 +127,55 @@ async function list(db: D1Database, user: string, limit: number, q: string | nul
   return json((page?.results ?? []).slice(0, limit), 200, headers);
 }
 
+/** The bucket name media records carry (MEDIA_BUCKET in src/services/media/config.ts). */
+const MEDIA_BUCKET = "media";
+
+/**
+ * The storage work of uploadMedia: the record inserted (the service's INSERT,
+ * one statement in a batch as batchAll sends it), then the object put at
+ * `<user>/<uuid>` with its type, its ids and its SHA-256 for R2 to check, as
+ * the service puts it. The body is the file itself, read whole first: the
+ * Worker holds the whole file before its put too (it parses it out of the
+ * multipart body). What the service does besides is left to the Worker's side
+ * of the ratio: parsing the multipart body, sniffing the type and hashing the
+ * bytes (here the bench sends the type and the hash in headers), the second D1
+ * round trip that marks the record ready after the put, and the signed URL.
+ */
+async function upload(env: Env, user: string, request: Request): Promise<Response> {
+  const bytes = await request.arrayBuffer();
+  const contentType = request.headers.get("Content-Type") ?? "application/octet-stream";
+  const sha256 = request.headers.get("X-Bench-Sha256");
+  const filename = request.headers.get("X-Bench-Filename") ?? "file";
+  const id = crypto.randomUUID();
+  const path = `${user}/${id}`;
+  const now = new Date().toISOString();
+  await env.DB.batch([
+    env.DB.prepare(
+      `INSERT INTO media (id, bucket, path, filename, content_type, size, sha256, metadata, state, created_by, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'uploading', ?, ?, ?)`,
+    ).bind(id, MEDIA_BUCKET, path, filename, contentType, bytes.byteLength, sha256 ?? "", "{}", user, now, now),
+  ]);
+  await env.MEDIA.put(path, bytes, {
+    httpMetadata: { contentType },
+    customMetadata: { media_id: id, created_by: user },
+    ...(sha256 ? { sha256 } : {}),
+  });
+  return json({ id, path, size: bytes.byteLength }, 201);
+}
+
+/** What a signed link serves, without the link: the object streamed back with its stored type. */
+async function download(env: Env, path: string): Promise<Response> {
+  const object = await env.MEDIA.get(path);
+  if (!object) return json({ error: "Media not found" }, 404);
+  // This file is type-checked with the DOM's globals (tsconfig.node.json) beside the
+  // Workers types of its bindings; the two ReadableStream types are one at runtime.
+  return new Response(object.body as unknown as ReadableStream, {
+    headers: { "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream" },
+  });
+}
+
 const BLOCK_ROUTE = /^\/api\/v1\/blocks\/([^/]+)(?:\/(children|hierarchy))?$/;
+const MEDIA_ROUTE = /^\/media\/(.+)$/;
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
@@ -133,6 +186,9 @@ export default {
       return json({ blocks: row?.blocks ?? 0 });
     }
     const user = request.headers.get("X-Bench-User") ?? "";
+    if (url.pathname === "/api/v1/media/upload" && request.method === "POST") return upload(env, user, request);
+    const media = MEDIA_ROUTE.exec(url.pathname);
+    if (media) return download(env, decodeURIComponent(media[1] ?? ""));
     if (url.pathname === "/api/v1/blocks") {
       return list(env.DB, user, Number(url.searchParams.get("limit") ?? 50), url.searchParams.get("q"));
     }
