@@ -1,6 +1,8 @@
-import { createExecutionContext, env } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import worker from "../../src/index";
+import { APPLIED_EVENT_RETENTION_DAYS } from "../../src/services/payments/webhook";
 import { api, createUser } from "../helpers/api";
 import {
   checkoutEvent,
@@ -334,5 +336,29 @@ describe("POST /payments/webhook: event types", () => {
     const res = await deliver(event("x", 1, {}), { body: JSON.stringify({ hello: "world" }) });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: "validation_failed" });
+  });
+});
+
+describe("applied event ids are forgotten after their retention", () => {
+  it(`the every-minute Cron Trigger removes ids older than ${APPLIED_EVENT_RETENTION_DAYS} days and keeps newer ones`, async () => {
+    const day = 86_400_000;
+    const old = `evt_old_${crypto.randomUUID()}`;
+    const recent = `evt_recent_${crypto.randomUUID()}`;
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO payment_events (id, type, received_at) VALUES (?, 'invoice.paid', ?)").bind(
+        old,
+        new Date(Date.now() - (APPLIED_EVENT_RETENTION_DAYS + 1) * day).toISOString(),
+      ),
+      env.DB.prepare("INSERT INTO payment_events (id, type, received_at) VALUES (?, 'invoice.paid', ?)").bind(
+        recent,
+        new Date(Date.now() - (APPLIED_EVENT_RETENTION_DAYS - 1) * day).toISOString(),
+      ),
+    ]);
+    const controller = createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" });
+    const execution = createExecutionContext();
+    await worker.scheduled?.(controller, env, execution);
+    await waitOnExecutionContext(execution);
+    const kept = await env.DB.prepare("SELECT id FROM payment_events WHERE id IN (?, ?)").bind(old, recent).all();
+    expect(kept.results.map((row) => row.id)).toEqual([recent]);
   });
 });

@@ -149,3 +149,19 @@ export async function receiveWebhook(
   warnIgnored(ctx, event, ignored);
   return { ...receipt, handled: false, duplicate: false, ignored };
 }
+
+/**
+ * How long an applied event's id is kept: past Stripe's automatic retries (three days) and
+ * the 30 days within which an event can be resent from its dashboard.
+ */
+export const APPLIED_EVENT_RETENTION_DAYS = 35;
+
+/** Forgets applied event ids past their retention, a bounded number per run (the Cron Trigger). */
+export async function pruneAppliedEvents(ctx: RequestContext, limit = 1000): Promise<number> {
+  const cutoff = new Date(ctx.now().getTime() - APPLIED_EVENT_RETENTION_DAYS * 86_400_000).toISOString();
+  const removed = await ctx.db.all<{ id: string }>(sql`
+    DELETE FROM payment_events WHERE id IN (
+      SELECT id FROM payment_events WHERE received_at < ${cutoff} LIMIT ${limit}
+    ) RETURNING id`);
+  return removed.length;
+}
