@@ -47,6 +47,8 @@ export function guardKeyLiveness(
   keyId: string,
   now: () => Date,
 ): { d1: D1Database; liveness: KeyLiveness } {
+  /** The key checked with a query of its own (a round trip). */
+  const isLive = async () => (await d1.prepare(LIVE_KEY_CHECK).bind(keyId, now().toISOString()).first()) !== null;
   const refuse = () => {
     liveness.refused = true;
     return keyRefused();
@@ -55,8 +57,7 @@ export function guardKeyLiveness(
     confirmed: false,
     refused: false,
     async confirm() {
-      const live = await d1.prepare(LIVE_KEY_CHECK).bind(keyId, now().toISOString()).first();
-      if (!live) throw refuse();
+      if (!(await isLive())) throw refuse();
       liveness.confirmed = true;
     },
   };
@@ -70,8 +71,7 @@ export function guardKeyLiveness(
     } catch (error) {
       // The guard fails as "malformed JSON"; so could the work itself. Only a dead key is a 401.
       if (error instanceof Error && /malformed JSON/i.test(error.message)) {
-        const live = await d1.prepare(LIVE_KEY_CHECK).bind(keyId, now().toISOString()).first();
-        if (!live) throw refuse();
+        if (!(await isLive())) throw refuse();
       }
       throw error;
     }

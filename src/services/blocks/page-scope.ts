@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Actor } from "../../lib/context";
+import { PAGE_TYPES } from "../../schemas/pages";
 import { isActive, visibleTo } from "./visibility";
 
 // Which page a block belongs to, and which blocks belong to a page: the page-like
@@ -7,7 +8,8 @@ import { isActive, visibleTo } from "./visibility";
 // page-like block (a sub-page owns its own). Both walk `parent_id` (so a moved
 // block belongs to its new page at once) and stop after MAX_PAGE_DEPTH levels.
 
-const PAGE_LIKE = sql.raw("('page', 'database', 'database_row')");
+/** `('page', 'database', 'database_row')`: the page-like types, as the pages schema names them. */
+const PAGE_LIKE = sql.raw(`(${PAGE_TYPES.map((type) => `'${type}'`).join(", ")})`);
 /** A bound on the recursion whatever links it meets (a cycle written straight to the table included). */
 const MAX_PAGE_DEPTH = 1_000;
 
@@ -37,7 +39,7 @@ export const pageScope = (actor: Actor, pageId: string): SQL => sql`page_scope(i
     AND page_scope.depth < ${MAX_PAGE_DEPTH}
 )`;
 
-export const isPageLike = (alias: string): SQL => sql.raw(`${alias}.type IN ('page', 'database', 'database_row')`);
+export const isPageLike = (alias: string): SQL => sql`${sql.raw(alias)}.type IN ${PAGE_LIKE}`;
 
 /**
  * A scalar subquery, 1 when `blockId` and every block above it up to its page (or to the

@@ -5,7 +5,7 @@ import { notFound } from "../../lib/errors";
 import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { Backlink } from "../../schemas/mentions";
 import { isPageLike, pageOfBlock, shownOnItsPage } from "../blocks/page-scope";
-import { isActive, visibleTo } from "../blocks/visibility";
+import { visibleTo } from "../blocks/visibility";
 import { titleText } from "../pages/pages";
 
 // Backlinks of a page: the blocks whose content mentions it or links to its id (and API

@@ -9,7 +9,7 @@ import type { MentionRecord } from "../../schemas/mentions";
 import { updateTypedBlock } from "../block-writes/writes";
 import { isPageLike, pageOfBlock, pageScope, shownOnItsPage } from "../blocks/page-scope";
 import { blockNotFound } from "../blocks/queries";
-import { isActive, visibleTo } from "../blocks/visibility";
+import { visibleTo } from "../blocks/visibility";
 import { DATE_MENTION, type MentionTargetType } from "../content/mentions";
 
 // Mentions: the ones a block's content holds are kept in step with every content
