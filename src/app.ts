@@ -19,8 +19,11 @@ import { registerDocumentation } from "./routes/documentation/documentation.inde
 import { meRouter } from "./routes/me/me.index";
 import { mediaRouter } from "./routes/media/media.index";
 import { mentionsRouter } from "./routes/mentions/mentions.index";
+import { notificationsRouter } from "./routes/notifications/notifications.index";
 import { pagesRouter } from "./routes/pages/pages.index";
 import { paymentsRouter } from "./routes/payments/payments.index";
+import { pushSubscriptionsRouter } from "./routes/push-subscriptions/push-subscriptions.index";
+import { remindersRouter } from "./routes/reminders/reminders.index";
 import { syncedBlocksRouter } from "./routes/synced-blocks/synced-blocks.index";
 import { systemRouter } from "./routes/system/system.index";
 
@@ -100,6 +103,9 @@ export function createApp() {
   app.route("/", meRouter);
   app.route("/", syncedBlocksRouter);
   app.route("/", mediaRouter);
+  app.route("/", pushSubscriptionsRouter);
+  app.route("/", remindersRouter);
+  app.route("/", notificationsRouter);
   registerDocumentation(app);
 
   app.notFound((c) => {

@@ -2,6 +2,8 @@ import { createApp } from "./app";
 import { backgroundContext } from "./lib/context";
 import { sweepMediaLeftovers } from "./services/media/storage";
 import { pruneAppliedEvents } from "./services/payments/webhook";
+import { dispatchDueReminders } from "./services/reminders/firing";
+import { retryOwedPushes } from "./services/reminders/push-delivery";
 
 export { ReminderQueue } from "./durable-objects/reminder-queue";
 
@@ -10,13 +12,21 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   /**
-   * The Cron Trigger (`[triggers]` in wrangler.toml, every minute): upkeep that no
-   * request does. Media uploads or deletions interrupted half-way (a record without
-   * its object, or the reverse) are finished off here, and payment event ids past their
+   * The Cron Trigger (`[triggers]` in wrangler.toml, every minute): work that no request
+   * does. Reminders due within the next minutes are handed to their users' ReminderQueue
+   * objects (so a lost alarm is caught), Web Push deliveries owed are retried, media uploads
+   * or deletions interrupted half-way are finished off, and payment event ids past their
    * retention are forgotten.
    */
   async scheduled(controller, env, execution) {
     const ctx = backgroundContext(env, execution, { requestId: `cron:${controller.scheduledTime}` });
+    const now = Date.now();
+    execution.waitUntil(
+      dispatchDueReminders(ctx, now).then((handed) =>
+        console.log(JSON.stringify({ message: "reminders dispatched", requestId: ctx.requestId, ...handed })),
+      ),
+    );
+    execution.waitUntil(retryOwedPushes(ctx, now));
     execution.waitUntil(sweepMediaLeftovers(ctx));
     execution.waitUntil(pruneAppliedEvents(ctx));
   },

@@ -305,3 +305,135 @@ export const media = sqliteTable(
     index("media_state_updated_idx").on(table.state, table.updatedAt),
   ],
 );
+
+/**
+ * Reminders: personal (one user's), on a database row's date property. D1 is the source of
+ * truth; the user's ReminderQueue Durable Object only orders and fires them. `remind_at` is
+ * the current occurrence (the upcoming one, or the latest fired one while `fired`), `next_fire_at`
+ * when anything is next to fire (epoch ms; null when nothing is). States and transitions:
+ * services/reminders/states.ts.
+ */
+export const reminders = sqliteTable(
+  "reminders",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    targetBlockId: text("target_block_id")
+      .notNull()
+      .references(() => blocks.id, { onDelete: "cascade", onUpdate: "cascade" }),
+    sourcePropertyId: text("source_property_id").notNull(),
+    /** The series' first occurrence as requested (`recurrence_rule.anchor_at`, else `remind_at`), ISO UTC. */
+    seriesStart: text("series_start").notNull(),
+    /** The current occurrence, ISO UTC. */
+    remindAt: text("remind_at").notNull(),
+    /**
+     * `due_at` minus `remind_at` in the reminder's local wall-clock time (so a due time one day later at
+     * 09:00 stays 09:00 across DST), applied to every occurrence; null without a due time.
+     */
+    dueOffsetMs: integer("due_offset_ms"),
+    timezone: text("timezone").notNull(),
+    /** `push` or `in_app`. */
+    channel: text("channel").notNull(),
+    /** JSON object or null (not recurring). */
+    recurrenceRule: text("recurrence_rule"),
+    /** JSON object. */
+    metadata: text("metadata").notNull().default("{}"),
+    /** `metadata.schedule_id`, kept apart for the one-reminder-per-schedule index. */
+    scheduleId: text("schedule_id"),
+    status: text("status").notNull(),
+    nextFireAt: integer("next_fire_at"),
+    snoozedUntil: text("snoozed_until"),
+    occurrenceCount: integer("occurrence_count").notNull().default(0),
+    /** Bumped by every write: a firing computed from a read applies only to the version it read. */
+    version: integer("version").notNull().default(1),
+    createdAt: text("created_at").notNull().default(nowIso),
+    updatedAt: text("updated_at").notNull().default(nowIso),
+  },
+  (table) => [
+    // One reminder per schedule id and user, whatever its state: re-sending a schedule finds it.
+    uniqueIndex("reminders_schedule_idx").on(table.userId, table.scheduleId).where(sql`schedule_id IS NOT NULL`),
+    index("reminders_next_fire_idx").on(table.nextFireAt).where(sql`next_fire_at IS NOT NULL`),
+    index("reminders_user_created_idx").on(table.userId, table.createdAt),
+    index("reminders_user_target_idx").on(table.userId, table.targetBlockId),
+  ],
+);
+
+/**
+ * The in-app inbox: one notification per fired (reminder, occurrence), which is what makes
+ * firing idempotent whoever fires it. `occurrence` is the firing's instant (ISO UTC).
+ */
+export const notifications = sqliteTable(
+  "notifications",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull().default("reminder"),
+    reminderId: text("reminder_id").references(() => reminders.id, { onDelete: "set null" }),
+    occurrence: text("occurrence").notNull(),
+    targetBlockId: text("target_block_id"),
+    title: text("title").notNull(),
+    body: text("body").notNull().default(""),
+    /** `push` when Web Push was asked for (deliveries in push_deliveries), else `in_app`. */
+    channel: text("channel").notNull(),
+    createdAt: text("created_at").notNull().default(nowIso),
+    readAt: text("read_at"),
+  },
+  (table) => [
+    uniqueIndex("notifications_firing_idx").on(table.reminderId, table.occurrence),
+    index("notifications_user_created_idx").on(table.userId, table.createdAt),
+  ],
+);
+
+/** A browser's Web Push subscription (PushManager.subscribe): where and how to encrypt for it. */
+export const pushSubscriptions = sqliteTable(
+  "push_subscriptions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    endpoint: text("endpoint").notNull(),
+    /** The subscription's P-256 public key and auth secret, base64url as the browser gives them. */
+    p256dh: text("p256dh").notNull(),
+    auth: text("auth").notNull(),
+    /** Epoch ms, or null. */
+    expirationTime: integer("expiration_time"),
+    userAgent: text("user_agent"),
+    createdAt: text("created_at").notNull().default(nowIso),
+  },
+  (table) => [uniqueIndex("push_subscriptions_endpoint_idx").on(table.userId, table.endpoint)],
+);
+
+/**
+ * Web Push deliveries still owed or done: one per (notification, subscription). `pending` ones
+ * are sent when `next_attempt_at` comes (claimed by moving it forward, so two senders never
+ * send the same one at once), `sent` and `failed` (attempts exhausted) are kept for the record.
+ */
+export const pushDeliveries = sqliteTable(
+  "push_deliveries",
+  {
+    notificationId: text("notification_id")
+      .notNull()
+      .references(() => notifications.id, { onDelete: "cascade" }),
+    subscriptionId: text("subscription_id")
+      .notNull()
+      .references(() => pushSubscriptions.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    /** `pending` | `sent` | `failed`. */
+    state: text("state").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    /** Epoch ms: when a pending delivery may next be tried (a claim pushes it past the attempt). */
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    /** The push service's last HTTP status, or null (network failure, not tried yet). */
+    lastStatus: integer("last_status"),
+    updatedAt: text("updated_at").notNull().default(nowIso),
+  },
+  (table) => [
+    primaryKey({ columns: [table.notificationId, table.subscriptionId] }),
+    index("push_deliveries_due_idx").on(table.nextAttemptAt).where(sql`state = 'pending'`),
+  ],
+);

@@ -1,19 +1,28 @@
 import { DurableObject } from "cloudflare:workers";
+import { backgroundUserContext } from "../lib/context";
+import { FIRING_BATCH, fireDue } from "../services/reminders/firing";
 
 /** One due firing of a reminder: a reminder id and which occurrence of it. */
 export interface QueuedFiring {
   reminderId: string;
-  /** Occurrence key (the occurrence's due time, ISO-8601); one firing per (reminder, occurrence). */
+  /** The firing's key (its instant, ISO-8601 UTC); one delivery per (reminder, occurrence). */
   occurrence: string;
   /** When to fire, epoch milliseconds. */
   fireAt: number;
 }
 
+/** A firing whose reminder changed while it was being fired is looked at again this much later. */
+const RETRY_DELAY_MS = 1_000;
+/** Fired firings are remembered this long, for inspection. */
+const LEDGER_RETENTION_MS = 7 * 24 * 60 * 60_000;
+/** The furthest ahead an alarm is set; a later firing re-arms it when it goes off. */
+const ALARM_HORIZON_MS = 365 * 24 * 60 * 60_000;
+
 /**
- * A user's due queue (one object per user, `idFromName(userId)`): firings ordered by
- * time, the alarm set to the earliest. D1 stays the source of truth; this object only
- * orders and fires, and its ledger makes firing idempotent per (reminder, occurrence),
- * so handing it the same firing twice (cron sweep plus alarm) never fires it twice.
+ * A user's due queue (one object per user, `idFromName(userId)`): firings ordered by time,
+ * the alarm set to the earliest. D1 stays the source of truth (services/reminders/firing.ts
+ * decides there whether a firing still applies, and makes delivery idempotent); this object
+ * orders and fires; its ledger records what it fired (kept a week, for inspection).
  */
 export class ReminderQueue extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -26,24 +35,18 @@ export class ReminderQueue extends DurableObject<Env> {
         CREATE INDEX IF NOT EXISTS queue_fire_at ON queue (fire_at);
         CREATE TABLE IF NOT EXISTS fired (
           reminder_id TEXT NOT NULL, occurrence TEXT NOT NULL, fired_at INTEGER NOT NULL,
-          PRIMARY KEY (reminder_id, occurrence));`);
+          PRIMARY KEY (reminder_id, occurrence));
+        CREATE TABLE IF NOT EXISTS owner (id INTEGER PRIMARY KEY CHECK (id = 1), user_id TEXT NOT NULL);`);
     });
   }
 
   /** Adds firings not already queued or fired, and moves the alarm earlier if needed. */
-  async schedule(firings: QueuedFiring[]): Promise<number> {
+  async schedule(userId: string, firings: QueuedFiring[]): Promise<number> {
     let added = 0;
-    for (const firing of firings) {
-      const cursor = this.ctx.storage.sql.exec(
-        `INSERT INTO queue (reminder_id, occurrence, fire_at)
-         SELECT ?1, ?2, ?3 WHERE NOT EXISTS (SELECT 1 FROM fired WHERE reminder_id = ?1 AND occurrence = ?2)
-         ON CONFLICT (reminder_id, occurrence) DO UPDATE SET fire_at = excluded.fire_at`,
-        firing.reminderId,
-        firing.occurrence,
-        firing.fireAt,
-      );
-      added += cursor.rowsWritten > 0 ? 1 : 0;
-    }
+    this.ctx.storage.transactionSync(() => {
+      this.ctx.storage.sql.exec("INSERT OR REPLACE INTO owner (id, user_id) VALUES (1, ?)", userId);
+      for (const firing of firings) added += this.enqueue(firing);
+    });
     await this.armAlarm();
     return added;
   }
@@ -58,31 +61,103 @@ export class ReminderQueue extends DurableObject<Env> {
       .map((row) => ({ reminderId: row.reminder_id, occurrence: row.occurrence, fireAt: row.fire_at }));
   }
 
-  /** Firings already delivered, for idempotency checks and inspection. */
+  /** Firings this object fired (and still remembers). */
   async firedCount(): Promise<number> {
     return this.ctx.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM fired").one().n;
   }
 
   override async alarm(): Promise<void> {
+    const owner = this.ctx.storage.sql.exec<{ user_id: string }>("SELECT user_id FROM owner").toArray()[0];
+    if (!owner) {
+      await this.ctx.storage.deleteAlarm();
+      return;
+    }
     const now = Date.now();
-    // Queue and ledger change together in this object's storage, so a firing
-    // moves from one to the other exactly once.
-    this.ctx.storage.transactionSync(() => {
-      this.ctx.storage.sql.exec(
-        "INSERT OR IGNORE INTO fired (reminder_id, occurrence, fired_at) SELECT reminder_id, occurrence, ? FROM queue WHERE fire_at <= ?",
+    const due = this.ctx.storage.sql
+      .exec<{ reminder_id: string; occurrence: string; fire_at: number }>(
+        "SELECT reminder_id, occurrence, fire_at FROM queue WHERE fire_at <= ? ORDER BY fire_at, reminder_id LIMIT ?",
         now,
-        now,
+        FIRING_BATCH,
+      )
+      .toArray()
+      .map((row) => ({ reminderId: row.reminder_id, occurrence: row.occurrence, fireAt: row.fire_at }));
+    if (due.length > 0) {
+      const ctx = backgroundUserContext(this.env, this.ctx, owner.user_id, {
+        requestId: `reminders:${owner.user_id}:${now}`,
+      });
+      // A D1 failure throws here, before the queue changes: the alarm is retried and fires them then.
+      const outcome = await fireDue(ctx, due, now);
+      this.ctx.storage.transactionSync(() => {
+        for (const firing of outcome.fired) {
+          this.ctx.storage.sql.exec(
+            "INSERT OR IGNORE INTO fired (reminder_id, occurrence, fired_at) VALUES (?, ?, ?)",
+            firing.reminderId,
+            firing.occurrence,
+            now,
+          );
+        }
+        for (const firing of [...outcome.fired, ...outcome.skipped, ...outcome.obsolete]) {
+          this.ctx.storage.sql.exec(
+            "DELETE FROM queue WHERE reminder_id = ? AND occurrence = ?",
+            firing.reminderId,
+            firing.occurrence,
+          );
+        }
+        for (const firing of outcome.retry) {
+          this.ctx.storage.sql.exec(
+            "UPDATE queue SET fire_at = ? WHERE reminder_id = ? AND occurrence = ?",
+            Math.max(firing.fireAt, now + RETRY_DELAY_MS),
+            firing.reminderId,
+            firing.occurrence,
+          );
+        }
+        for (const firing of outcome.next) this.enqueue(firing);
+        this.ctx.storage.sql.exec("DELETE FROM fired WHERE fired_at < ?", now - LEDGER_RETENTION_MS);
+      });
+      console.log(
+        JSON.stringify({
+          message: "reminders fired",
+          requestId: ctx.requestId,
+          fired: outcome.fired.length,
+          obsolete: outcome.obsolete.length,
+          skipped: outcome.skipped.length,
+          retried: outcome.retry.length,
+          d1RoundTrips: ctx.meter.count,
+        }),
       );
-      this.ctx.storage.sql.exec("DELETE FROM queue WHERE fire_at <= ?", now);
-    });
+    }
     await this.armAlarm();
   }
 
+  /**
+   * Queues a firing; a firing queued again keeps one entry. The ledger is not consulted: D1 says
+   * whether a firing is still owed (a reminder rescheduled onto an instant that already fired must
+   * still move on), and its inbox makes a repeated firing deliver nothing.
+   */
+  private enqueue(firing: QueuedFiring): number {
+    const cursor = this.ctx.storage.sql.exec(
+      `INSERT INTO queue (reminder_id, occurrence, fire_at) VALUES (?, ?, ?)
+       ON CONFLICT (reminder_id, occurrence) DO NOTHING`,
+      firing.reminderId,
+      firing.occurrence,
+      firing.fireAt,
+    );
+    return cursor.rowsWritten > 0 ? 1 : 0;
+  }
+
+  /**
+   * The alarm goes off at the earliest queued time, kept between now and a year from now: the
+   * runtime refuses alarms before 1687 or after 2189, and one refused alarm would stop the queue.
+   */
   private async armAlarm(): Promise<void> {
     const next = this.ctx.storage.sql
       .exec<{ fire_at: number | null }>("SELECT min(fire_at) AS fire_at FROM queue")
       .one();
-    if (next.fire_at === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(next.fire_at);
+    if (next.fire_at === null) {
+      await this.ctx.storage.deleteAlarm();
+      return;
+    }
+    const now = Date.now();
+    await this.ctx.storage.setAlarm(Math.min(Math.max(next.fire_at, now), now + ALARM_HORIZON_MS));
   }
 }

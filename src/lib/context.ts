@@ -91,7 +91,10 @@ export function createContext(input: ContextInput): RequestContext {
 /**
  * The context of work with no request: a Cron Trigger, a Durable Object alarm,
  * a queue consumer. It has its own request id for its log lines, and no client
- * to abort it.
+ * to abort it. It counts as local work under the development configuration:
+ * background work only acts on records requests made, and what only local work
+ * may make (a push subscription to the development VAPID key, an http loopback
+ * endpoint) was refused to every request that did not come over loopback.
  */
 export function backgroundContext(
   env: Env,
@@ -103,6 +106,7 @@ export function backgroundContext(
     waitUntil: (promise) => execution.waitUntil(promise),
     requestId: options.requestId,
     now: options.now,
+    local: env.ENVIRONMENT === "development" || env.ENVIRONMENT === "test",
   });
 }
 

@@ -116,6 +116,7 @@ function roleForName(name: string, apiPath: string): Role[] | undefined {
   if (key.includes("view")) return ["view"];
   if (apiPath.includes("/comments") && (key === "id" || key === "parent_id")) return ["comment"];
   if (apiPath.includes("/mentions") && key === "id") return ["mention"];
+  if (apiPath.includes("/push-subscriptions") && key === "id") return ["pushSubscription"];
   if (key.endsWith("page_id")) return ["page", "row"];
   if (key.includes("database")) return ["database"];
   if (key === "parent_id") return ["page", "block", "database"];
@@ -145,6 +146,7 @@ const ROLES: Role[] = [
   "view",
   "comment",
   "mention",
+  "pushSubscription",
 ];
 
 const WORDS = ["Alpha", "beta", "Todo", "Done", "Art", "Notes", "Q3 plan", "x", "Hello world", "Due"];

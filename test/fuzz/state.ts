@@ -7,6 +7,7 @@ import { env } from "cloudflare:test";
 import { api, createUser, type TestUser } from "../helpers/api";
 import { setupBlockTarget } from "../helpers/blocks";
 import { createRow, insertLegacyDatabase, setupDatabaseTarget } from "../helpers/databases";
+import { FakePushService } from "../helpers/fake-push-service";
 import { createPage, PAGES, setupPageTarget } from "../helpers/pages";
 import { createView } from "../helpers/views";
 import type { Fit, PoolRef, Resolver } from "./template";
@@ -31,6 +32,7 @@ export interface Pool {
   views: { id: string; database_id: string }[];
   comments: { id: string }[];
   mentions: { id: string }[];
+  pushSubscriptions: { id: string }[];
 }
 
 /** How many of a user's blocks the pool holds: the oldest first, so the fixtures stay in it. */
@@ -152,6 +154,7 @@ async function createFixtures(user: TestUser): Promise<void> {
   }
 
   await createCollaborationFixtures(user);
+  await createPushSubscriptionFixtures(user);
 
   // Bulk, written straight to D1 in one batch: wide, deep and long.
   const wide = await createPage(user, { title: "Wide" });
@@ -207,8 +210,19 @@ async function createCollaborationFixtures(user: TestUser): Promise<void> {
   await attempt("/api/v1/synced-blocks", "POST", user, { source_block_id: source.id, instance_block_id: instance.id });
 }
 
+/** Two browsers registered for Web Push (real keys, from a fake push service that is never called). */
+async function createPushSubscriptionFixtures(user: TestUser): Promise<void> {
+  const browsers = new FakePushService({ vapidPublicKey: env.VAPID_PUBLIC_KEY });
+  for (const userAgent of ["Fuzz phone", "Fuzz laptop"]) {
+    await attempt("/api/v1/push-subscriptions", "POST", user, {
+      ...(await browsers.subscribe()),
+      user_agent: userAgent,
+    });
+  }
+}
+
 export async function readPool(user: TestUser): Promise<Pool> {
-  const [blocks, properties, views, comments, mentions] = await env.DB.batch([
+  const [blocks, properties, views, comments, mentions, pushSubscriptions] = await env.DB.batch([
     env.DB.prepare(
       `SELECT id, type, database_id, CASE WHEN type = 'database' THEN properties END AS properties
        FROM blocks WHERE created_by = ? AND type <> 'fuzz_item' ORDER BY seq LIMIT ${POOL_BLOCKS}`,
@@ -228,6 +242,7 @@ export async function readPool(user: TestUser): Promise<Pool> {
       `SELECT m.id FROM mentions m JOIN blocks b ON b.id = m.block_id WHERE b.created_by = ?
        ORDER BY m.origin, m.created_at, m.id LIMIT 100`,
     ).bind(user.id),
+    env.DB.prepare("SELECT id FROM push_subscriptions WHERE user_id = ? ORDER BY created_at, id").bind(user.id),
   ]);
   const blockRows = (blocks?.results ?? []) as {
     id: string;
@@ -260,6 +275,7 @@ export async function readPool(user: TestUser): Promise<Pool> {
     views: (views?.results ?? []) as { id: string; database_id: string }[],
     comments: (comments?.results ?? []) as { id: string }[],
     mentions: (mentions?.results ?? []) as { id: string }[],
+    pushSubscriptions: (pushSubscriptions?.results ?? []) as { id: string }[],
   };
 }
 
@@ -309,6 +325,9 @@ async function replenish(pool: Pool): Promise<boolean> {
     made = true;
   } else if (pool.comments.length === 0 || pool.mentions.length === 0) {
     await createCollaborationFixtures(pool.user);
+    made = true;
+  } else if (pool.pushSubscriptions.length === 0) {
+    await createPushSubscriptionFixtures(pool.user);
     made = true;
   } else if (pool.views.length === 0) {
     // Fuzzing may have changed the fixture database so that the views no longer fit: then a new one.
@@ -419,6 +438,8 @@ function resolveRef(pool: Pool, ref: PoolRef, context: Context): string {
       return pickFrom(pool.comments, ref.pick)?.id ?? MISSING;
     case "mention":
       return pickFrom(pool.mentions, ref.pick)?.id ?? MISSING;
+    case "pushSubscription":
+      return pickFrom(pool.pushSubscriptions, ref.pick)?.id ?? MISSING;
     case "property":
     case "propertyName":
     case "selectProperty":
@@ -519,7 +540,10 @@ export async function fingerprints(userIds: readonly string[]): Promise<string[]
            total(length(m.kind)), total(length(m.origin)))
          FROM mentions m WHERE m.block_id IN (SELECT id FROM blocks WHERE created_by = ?1)) AS mentions,
         (SELECT json_array(count(*), total(length(s.status)), max(s.last_synced_at), total(length(s.source_block_id)))
-         FROM synced_blocks s WHERE s.instance_block_id IN (SELECT id FROM blocks WHERE created_by = ?1)) AS synced`,
+         FROM synced_blocks s WHERE s.instance_block_id IN (SELECT id FROM blocks WHERE created_by = ?1)) AS synced,
+        (SELECT json_array(count(*), total(length(p.endpoint)), total(length(p.p256dh || p.auth)),
+           total(p.expiration_time), total(length(p.user_agent)))
+         FROM push_subscriptions p WHERE p.user_id = ?1) AS push_subscriptions`,
     ).bind(id),
   );
   const results = await env.DB.batch(statements);

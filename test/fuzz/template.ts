@@ -19,7 +19,8 @@ export type Role =
   | "optionName"
   | "view"
   | "comment"
-  | "mention";
+  | "mention"
+  | "pushSubscription";
 
 /** Whose objects: the fuzzing user's own, or another user's. */
 export type Owner = "self" | "other";

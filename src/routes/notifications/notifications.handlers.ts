@@ -1,0 +1,21 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
+import { listNotifications, markNotificationRead } from "../../services/reminders/notifications";
+import type * as routes from "./notifications.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
+
+export const list: Handler<"list"> = async (c) => {
+  const { limit, offset, unread } = c.req.valid("query");
+  const window = pageWindow({ limit, offset });
+  const page = await listNotifications(
+    c.var.ctx,
+    { unread: unread === undefined ? undefined : unread === "true" },
+    window,
+  );
+  setPaginationHeaders(c, page, window);
+  return c.json(page.items, 200);
+};
+
+export const read: Handler<"read"> = async (c) =>
+  c.json(await markNotificationRead(c.var.ctx, c.req.valid("param").id), 200);

@@ -1,0 +1,54 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
+import {
+  cancelReminder,
+  createReminder,
+  dismissReminder,
+  getReminder,
+  listDueReminders,
+  listReminders,
+  snoozeReminder,
+  updateReminder,
+} from "../../services/reminders/reminders";
+import type * as routes from "./reminders.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
+
+export const list: Handler<"list"> = async (c) => {
+  const { limit, offset, ...filters } = c.req.valid("query");
+  const window = pageWindow({ limit, offset });
+  const page = await listReminders(c.var.ctx, filters, window);
+  setPaginationHeaders(c, page, window);
+  return c.json(page.items, 200);
+};
+
+export const create: Handler<"create"> = async (c) => {
+  const { reminder, created } = await createReminder(c.var.ctx, c.req.valid("json"));
+  return created ? c.json(reminder, 201) : c.json(reminder, 200);
+};
+
+export const due: Handler<"due"> = async (c) => {
+  const { limit, offset, before } = c.req.valid("query");
+  const window = pageWindow({ limit, offset });
+  const page = await listDueReminders(c.var.ctx, before ? new Date(before) : c.var.ctx.now(), window);
+  setPaginationHeaders(c, page, window);
+  return c.json(page.items, 200);
+};
+
+export const get: Handler<"get"> = async (c) =>
+  c.json(await getReminder(c.var.ctx, c.req.valid("param").reminder_id), 200);
+
+export const update: Handler<"update"> = async (c) =>
+  c.json(await updateReminder(c.var.ctx, c.req.valid("param").reminder_id, c.req.valid("json")), 200);
+
+export const snooze: Handler<"snooze"> = async (c) => {
+  const { until, minutes } = c.req.valid("json");
+  const at = until ? new Date(until) : new Date(c.var.ctx.now().getTime() + (minutes ?? 0) * 60_000);
+  return c.json(await snoozeReminder(c.var.ctx, c.req.valid("param").reminder_id, at), 200);
+};
+
+export const dismiss: Handler<"dismiss"> = async (c) =>
+  c.json(await dismissReminder(c.var.ctx, c.req.valid("param").reminder_id, c.req.valid("json").scope), 200);
+
+export const cancel: Handler<"cancel"> = async (c) =>
+  c.json(await cancelReminder(c.var.ctx, c.req.valid("param").reminder_id), 200);

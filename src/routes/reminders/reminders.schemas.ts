@@ -1,0 +1,41 @@
+import { z } from "@hono/zod-openapi";
+import { PaginationQuery } from "../../lib/pagination";
+import { REMINDER_STATUSES, ReminderInstant } from "../../schemas/reminders";
+
+const isoDateTime = ReminderInstant;
+
+export const ReminderIdParams = z.object({
+  reminder_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { name: "reminder_id", in: "path" }, example: "2b8f0c4e-9d1a-4f3b-8e7c-5a6b7c8d9e0f" }),
+});
+
+export const ListRemindersQuery = PaginationQuery.extend({
+  status: z
+    .enum(REMINDER_STATUSES)
+    .optional()
+    .openapi({ description: "Only reminders in this state", example: "scheduled" }),
+  target_block_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: "Only reminders on this row", example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+  from: isoDateTime.optional().openapi({
+    description: "Only reminders whose `remind_at` is at or after this instant",
+    example: "2026-11-23T00:00:00Z",
+  }),
+  to: isoDateTime.optional().openapi({
+    description: "Only reminders whose `remind_at` is before this instant",
+    example: "2026-12-01T00:00:00Z",
+  }),
+});
+
+export const DueRemindersQuery = PaginationQuery.extend({
+  before: isoDateTime.optional().openapi({
+    description: "The instant the time has come by; default now",
+    example: "2026-11-23T18:00:00Z",
+  }),
+});

@@ -1,0 +1,75 @@
+import { type SQL, sql } from "drizzle-orm";
+import { batchAll } from "../../db/batch";
+import type { UserContext } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import type { Notification } from "../../schemas/reminders";
+
+// The in-app inbox: every fired reminder lands here (services/reminders/firing.ts), whatever
+// its channel. Notifications are the caller's own; another user's is not found.
+
+interface NotificationRow {
+  id: string;
+  kind: "reminder";
+  reminder_id: string | null;
+  occurrence: string;
+  target_block_id: string | null;
+  title: string;
+  body: string;
+  channel: "push" | "in_app";
+  created_at: string;
+  read_at: string | null;
+  push_pending: number;
+  push_sent: number;
+  push_failed: number;
+}
+
+const SELECT = sql.raw(`SELECT n.*,
+  (SELECT count(*) FROM push_deliveries d WHERE d.notification_id = n.id AND d.state = 'pending') AS push_pending,
+  (SELECT count(*) FROM push_deliveries d WHERE d.notification_id = n.id AND d.state = 'sent') AS push_sent,
+  (SELECT count(*) FROM push_deliveries d WHERE d.notification_id = n.id AND d.state = 'failed') AS push_failed`);
+
+const present = (row: NotificationRow): Notification => ({
+  id: row.id,
+  kind: row.kind,
+  reminder_id: row.reminder_id,
+  occurrence: row.occurrence,
+  target_block_id: row.target_block_id,
+  title: row.title,
+  body: row.body,
+  channel: row.channel,
+  push: row.channel === "push" ? { pending: row.push_pending, sent: row.push_sent, failed: row.push_failed } : null,
+  created_at: row.created_at,
+  read_at: row.read_at,
+});
+
+/** The caller's notifications, newest first; `unread` keeps only unread (true) or read (false) ones. */
+export async function listNotifications(
+  ctx: UserContext,
+  filters: { unread?: boolean },
+  window: PageWindow,
+): Promise<Page<Notification>> {
+  const conditions: SQL[] = [sql`n.user_id = ${ctx.actor.userId}`];
+  if (filters.unread !== undefined)
+    conditions.push(filters.unread ? sql`n.read_at IS NULL` : sql`n.read_at IS NOT NULL`);
+  const [page, count] = listingQueries(
+    SELECT,
+    sql`FROM notifications n WHERE ${sql.join(conditions, sql` AND `)}`,
+    sql`n.created_at DESC, n.id`,
+    window,
+  );
+  const [rows, counts] = await batchAll<[NotificationRow, { total: number }]>(ctx.db, [page, count]);
+  return readPage(rows, counts, window, present);
+}
+
+/** Marks the notification read; one already read keeps its first `read_at`. */
+export async function markNotificationRead(ctx: UserContext, id: string): Promise<Notification> {
+  const [, rows] = await batchAll<[unknown, NotificationRow]>(ctx.db, [
+    sql`UPDATE notifications SET read_at = ${ctx.now().toISOString()}
+      WHERE id = ${id} AND user_id = ${ctx.actor.userId} AND read_at IS NULL`,
+    sql`${SELECT} FROM notifications n WHERE n.id = ${id} AND n.user_id = ${ctx.actor.userId}`,
+  ]);
+  const row = rows[0];
+  if (!row) throw notFound("Notification not found", { id });
+  return present(row);
+}

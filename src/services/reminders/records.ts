@@ -1,0 +1,88 @@
+import { Temporal } from "temporal-polyfill";
+import type { Reminder, ReminderStatus } from "../../schemas/reminders";
+import type { RecurrenceRule } from "./recurrence";
+import type { Series, Timing } from "./states";
+
+/** A `reminders` row as D1 returns it. */
+export interface ReminderRecord {
+  id: string;
+  user_id: string;
+  target_block_id: string;
+  source_property_id: string;
+  series_start: string;
+  remind_at: string;
+  due_offset_ms: number | null;
+  timezone: string;
+  channel: "push" | "in_app";
+  recurrence_rule: string | null;
+  metadata: string;
+  schedule_id: string | null;
+  status: ReminderStatus;
+  next_fire_at: number | null;
+  snoozed_until: string | null;
+  occurrence_count: number;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const iso = (epochMs: number): string => new Date(epochMs).toISOString();
+export const isoOrNull = (epochMs: number | null): string | null => (epochMs === null ? null : iso(epochMs));
+export const epochOrNull = (value: string | null): number | null => (value === null ? null : Date.parse(value));
+
+export const parseRule = (json: string | null): RecurrenceRule | null =>
+  json === null ? null : (JSON.parse(json) as RecurrenceRule);
+
+export const seriesOf = (record: ReminderRecord): Series => ({
+  rule: parseRule(record.recurrence_rule),
+  timeZone: record.timezone,
+  start: Date.parse(record.series_start),
+});
+
+export const timingOf = (record: ReminderRecord): Timing => ({
+  status: record.status,
+  remindAt: Date.parse(record.remind_at),
+  nextFireAt: record.next_fire_at,
+  snoozedUntil: epochOrNull(record.snoozed_until),
+});
+
+const wallClock = (epochMs: number, timeZone: string) =>
+  Temporal.Instant.fromEpochMilliseconds(epochMs).toZonedDateTimeISO(timeZone).toPlainDateTime();
+
+/** How far `to` is from `from` on the wall clock of `timeZone` (DST changes between them do not count). */
+export const localDistanceMs = (from: number, to: number, timeZone: string): number =>
+  wallClock(from, timeZone).until(wallClock(to, timeZone), { largestUnit: "hours" }).total({ unit: "milliseconds" });
+
+/** `epochMs` moved by a wall-clock distance in `timeZone`; a local time that does not exist moves forward by the gap. */
+export const addLocalMs = (epochMs: number, distanceMs: number, timeZone: string): number =>
+  wallClock(epochMs, timeZone)
+    .add({ milliseconds: distanceMs })
+    .toZonedDateTime(timeZone, { disambiguation: "compatible" }).epochMilliseconds;
+
+/** The due time of the occurrence at `remindAt`, or null. */
+export const dueAtOf = (record: Pick<ReminderRecord, "due_offset_ms" | "timezone">, remindAt: number): number | null =>
+  record.due_offset_ms === null ? null : addLocalMs(remindAt, record.due_offset_ms, record.timezone);
+
+export function presentReminder(record: ReminderRecord): Reminder {
+  const remindAt = Date.parse(record.remind_at);
+  return {
+    id: record.id,
+    target_block_id: record.target_block_id,
+    source_property_id: record.source_property_id,
+    remind_at: iso(remindAt),
+    due_at: isoOrNull(dueAtOf(record, remindAt)),
+    timezone: record.timezone,
+    channel: record.channel,
+    recurrence_rule: parseRule(record.recurrence_rule),
+    metadata: JSON.parse(record.metadata) as Record<string, unknown>,
+    status: record.status,
+    next_fire_at: isoOrNull(record.next_fire_at),
+    snoozed_until: record.snoozed_until,
+    occurrence_count: record.occurrence_count,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+}
+
+/** The key of one firing: its instant, ISO-8601 UTC. One delivery per (reminder, firing key). */
+export const firingKey = (fireAt: number): string => iso(fireAt);

@@ -1,0 +1,389 @@
+import { type SQL, sql } from "drizzle-orm";
+import { batchAll } from "../../db/batch";
+import type { UserContext } from "../../lib/context";
+import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import type { CreateReminderInput, Reminder, ReminderStatus, UpdateReminderInput } from "../../schemas/reminders";
+import { isActive, visibleTo } from "../blocks/visibility";
+import { queuedFiring, tellQueue } from "./queue";
+import {
+  isoOrNull,
+  localDistanceMs,
+  parseRule,
+  presentReminder,
+  type ReminderRecord,
+  seriesOf,
+  timingOf,
+} from "./records";
+import { isRecurring, type RecurrenceRule } from "./recurrence";
+import { afterDismissOccurrence, initialTiming, isLive, LIVE_STATUS_LIST, type Series, type Timing } from "./states";
+
+// Reminders are personal: every statement is scoped to the caller's user id, so another
+// user's reminder is simply not found (404). Writes are conditional statements in one batch
+// with the read that explains a refusal; where the new timing has to be computed from the
+// stored one (update, dismiss), the write is guarded by the version it was computed from.
+
+const reminderNotFound = (id: string) => notFound("Reminder not found", { id });
+const LIVE = sql.raw(LIVE_STATUS_LIST);
+
+const ended = (record: ReminderRecord, action: string) =>
+  conflict(`The reminder is ${record.status}: it cannot be ${action}`, { id: record.id, status: record.status });
+
+/**
+ * One row saying whether `targetId` is a database row the caller can see and that is active
+ * (`database_id`), what type its database gives `propertyId`, and whether the caller's user exists.
+ */
+const targetState = (ctx: UserContext, targetId: string, propertyId: string): SQL => sql`
+  SELECT
+    (SELECT b.database_id FROM blocks b WHERE b.id = ${targetId} AND b.type = 'database_row'
+       AND b.database_id IS NOT NULL AND ${visibleTo(ctx.actor)} AND ${isActive()}) AS database_id,
+    (SELECT p.type FROM blocks b JOIN database_properties p ON p.database_id = b.database_id
+       WHERE b.id = ${targetId} AND p.id = ${propertyId}) AS property_type,
+    ${callerExists(ctx)} AS caller_exists`;
+
+/** True in SQL when the target is such a row and the property a date property of its database. */
+const validTarget = (ctx: UserContext, targetId: string, propertyId: string): SQL => sql`EXISTS (
+  SELECT 1 FROM blocks b JOIN database_properties p ON p.database_id = b.database_id AND p.id = ${propertyId}
+  WHERE b.id = ${targetId} AND b.type = 'database_row' AND p.type = 'date' AND ${visibleTo(ctx.actor)} AND ${isActive()})`;
+
+function explainTarget(state: TargetState | undefined, targetId: string, propertyId: string): never {
+  if (!state?.caller_exists) throw unauthorized("The signed-in user no longer exists");
+  if (!state.database_id) {
+    throw notFound("Target row not found", { field: "target_block_id", target_block_id: targetId });
+  }
+  throw badRequest(
+    state.property_type === null
+      ? "source_property_id is not a property of the row's database"
+      : `source_property_id is a ${state.property_type} property, not a date property`,
+    { field: "source_property_id", source_property_id: propertyId, database_id: state.database_id },
+  );
+}
+
+/** The JSON stored for a rule (zod's output order, so equal rules store equal text). */
+const ruleJson = (rule: RecurrenceRule | null | undefined): string | null => (rule ? JSON.stringify(rule) : null);
+
+/** The canonical spelling of a time zone name the runtime knows ("europe/paris" is stored "Europe/Paris"). */
+const canonicalZone = (name: string): string =>
+  new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+
+/** In an upsert: the stored reminder and the new one describe the same occurrences. */
+const SAME_SCHEDULE =
+  "reminders.series_start = excluded.series_start AND reminders.timezone = excluded.timezone AND reminders.recurrence_rule IS excluded.recurrence_rule";
+
+/** The series a rule defines from `remindAt` (its `anchor_at` when it has one). */
+const seriesFrom = (rule: RecurrenceRule | null, timeZone: string, remindAt: number): Series => ({
+  rule,
+  timeZone,
+  start: rule?.anchor_at ? Date.parse(rule.anchor_at) : remindAt,
+});
+
+const timingColumns = (timing: Timing): SQL => sql`
+  status = ${timing.status}, remind_at = ${new Date(timing.remindAt).toISOString()},
+  next_fire_at = ${timing.nextFireAt}, snoozed_until = ${isoOrNull(timing.snoozedUntil)}`;
+
+/** Hands the reminder's next firing (if any) to the user's queue. */
+async function queueNext(ctx: UserContext, record: ReminderRecord): Promise<void> {
+  if (record.next_fire_at !== null) {
+    await tellQueue(ctx, record.user_id, [queuedFiring(record.id, record.next_fire_at)]);
+  }
+}
+
+/** The caller's user, which an app session may outlive: its reminders would have no owner. */
+const callerExists = (ctx: UserContext): SQL => sql`EXISTS (SELECT 1 FROM users WHERE id = ${ctx.actor.userId})`;
+
+type TargetState = { database_id: string | null; property_type: string | null; caller_exists: number };
+
+/**
+ * Creates a reminder, or, when the caller already has one with the same `metadata.schedule_id`
+ * (in any state), updates that one (`created` false). One statement decides which, so two racing
+ * creates never make two reminders. An update that leaves the schedule as it was (same start,
+ * zone and rule) keeps the reminder's state: re-sending a date property's reminders neither fires
+ * them again nor brings back one that was dismissed; a changed schedule re-arms it.
+ */
+export async function createReminder(
+  ctx: UserContext,
+  input: CreateReminderInput,
+): Promise<{ reminder: Reminder; created: boolean }> {
+  const now = ctx.now();
+  const timezone = canonicalZone(input.timezone ?? "UTC");
+  const rule = input.recurrence_rule ?? null;
+  const remindAt = Date.parse(input.remind_at);
+  const series = seriesFrom(rule, timezone, remindAt);
+  const timing = initialTiming(series, remindAt, now.getTime());
+  const id = newId();
+  const timestamp = now.toISOString();
+  const metadata = input.metadata ?? {};
+  const scheduleId = typeof metadata.schedule_id === "string" ? metadata.schedule_id : null;
+  const dueOffset = input.due_at ? localDistanceMs(remindAt, Date.parse(input.due_at), timezone) : null;
+  const keepOr = (column: string) =>
+    sql.raw(`${column} = CASE WHEN ${SAME_SCHEDULE} THEN reminders.${column} ELSE excluded.${column} END`);
+  const [states, rows] = await batchAll<[TargetState, ReminderRecord]>(ctx.db, [
+    targetState(ctx, input.target_block_id, input.source_property_id),
+    sql`INSERT INTO reminders (id, user_id, target_block_id, source_property_id, series_start, remind_at, due_offset_ms,
+          timezone, channel, recurrence_rule, metadata, schedule_id, status, next_fire_at, snoozed_until, created_at, updated_at)
+        SELECT ${id}, ${ctx.actor.userId}, ${input.target_block_id}, ${input.source_property_id},
+          ${new Date(series.start).toISOString()}, ${new Date(timing.remindAt).toISOString()}, ${dueOffset}, ${timezone},
+          ${input.channel ?? "push"}, ${ruleJson(rule)}, ${JSON.stringify(metadata)}, ${scheduleId}, ${timing.status},
+          ${timing.nextFireAt}, NULL, ${timestamp}, ${timestamp}
+        WHERE ${validTarget(ctx, input.target_block_id, input.source_property_id)} AND ${callerExists(ctx)}
+        ON CONFLICT (user_id, schedule_id) WHERE schedule_id IS NOT NULL DO UPDATE SET
+          ${keepOr("status")}, ${keepOr("remind_at")}, ${keepOr("next_fire_at")}, ${keepOr("snoozed_until")},
+          target_block_id = excluded.target_block_id, source_property_id = excluded.source_property_id,
+          series_start = excluded.series_start, due_offset_ms = excluded.due_offset_ms, timezone = excluded.timezone,
+          channel = excluded.channel, recurrence_rule = excluded.recurrence_rule, metadata = excluded.metadata,
+          version = reminders.version + 1, updated_at = excluded.updated_at
+        RETURNING *`,
+  ]);
+  const record = rows[0];
+  if (!record) explainTarget(states[0], input.target_block_id, input.source_property_id);
+  await queueNext(ctx, record);
+  return { reminder: presentReminder(record), created: record.id === id };
+}
+
+export interface ReminderFilters {
+  status?: ReminderStatus;
+  target_block_id?: string;
+  /** Inclusive lower bound of `remind_at`, ISO. */
+  from?: string;
+  /** Exclusive upper bound of `remind_at`, ISO. */
+  to?: string;
+}
+
+const isoOf = (value: string) => new Date(Date.parse(value)).toISOString();
+
+/** The caller's reminders, by `remind_at` then id. */
+export async function listReminders(
+  ctx: UserContext,
+  filters: ReminderFilters,
+  window: PageWindow,
+): Promise<Page<Reminder>> {
+  const conditions: SQL[] = [sql`r.user_id = ${ctx.actor.userId}`];
+  if (filters.status) conditions.push(sql`r.status = ${filters.status}`);
+  if (filters.target_block_id) conditions.push(sql`r.target_block_id = ${filters.target_block_id}`);
+  if (filters.from) conditions.push(sql`r.remind_at >= ${isoOf(filters.from)}`);
+  if (filters.to) conditions.push(sql`r.remind_at < ${isoOf(filters.to)}`);
+  return listWhere(ctx, sql.join(conditions, sql` AND `), window);
+}
+
+/**
+ * The caller's reminders whose time has come by `before`: live (scheduled, snoozed or fired,
+ * not dismissed, cancelled or completed), `remind_at` at or before it, and not snoozed past it.
+ */
+export async function listDueReminders(ctx: UserContext, before: Date, window: PageWindow): Promise<Page<Reminder>> {
+  const at = before.toISOString();
+  return listWhere(
+    ctx,
+    sql`r.user_id = ${ctx.actor.userId} AND r.status IN ${LIVE} AND r.remind_at <= ${at}
+      AND NOT (r.status = 'snoozed' AND r.snoozed_until > ${at})`,
+    window,
+  );
+}
+
+async function listWhere(ctx: UserContext, where: SQL, window: PageWindow): Promise<Page<Reminder>> {
+  const [page, count] = listingQueries(
+    sql`SELECT r.*`,
+    sql`FROM reminders r WHERE ${where}`,
+    sql`r.remind_at, r.id`,
+    window,
+  );
+  const [rows, counts] = await batchAll<[ReminderRecord, { total: number }]>(ctx.db, [page, count]);
+  return readPage(rows, counts, window, presentReminder);
+}
+
+const ownReminder = (ctx: UserContext, id: string): SQL =>
+  sql`SELECT * FROM reminders WHERE id = ${id} AND user_id = ${ctx.actor.userId}`;
+
+async function readOwn(ctx: UserContext, id: string): Promise<ReminderRecord> {
+  const [rows] = await batchAll<[ReminderRecord]>(ctx.db, [ownReminder(ctx, id)]);
+  const record = rows[0];
+  if (!record) throw reminderNotFound(id);
+  return record;
+}
+
+/** One of the caller's reminders. */
+export const getReminder = async (ctx: UserContext, id: string): Promise<Reminder> =>
+  presentReminder(await readOwn(ctx, id));
+
+/**
+ * Changes the given fields. A `remind_at` at another instant restarts the schedule from it
+ * (state `scheduled`, snooze cleared, as a new reminder would be). A changed `timezone` or
+ * `recurrence_rule` keeps the series' start (unless the rule names a new `anchor_at`) and goes on
+ * from the current occurrence, or after it once it has fired. Other fields keep the state.
+ * Dismissed and cancelled reminders cannot be changed (409).
+ */
+export async function updateReminder(ctx: UserContext, id: string, input: UpdateReminderInput): Promise<Reminder> {
+  const record = await retryWhileStale("reminder", async () => {
+    const stored = await readOwn(ctx, id);
+    if (stored.status === "dismissed" || stored.status === "cancelled") throw ended(stored, "changed");
+    const now = ctx.now();
+    const timezone = input.timezone === undefined ? stored.timezone : canonicalZone(input.timezone);
+    const rule = input.recurrence_rule === undefined ? parseRule(stored.recurrence_rule) : input.recurrence_rule;
+    const timing = rescheduled(stored, input, rule, timezone, now.getTime());
+    const baseRemindAt = input.remind_at === undefined ? Date.parse(stored.remind_at) : Date.parse(input.remind_at);
+    const dueOffset =
+      input.due_at === undefined
+        ? stored.due_offset_ms
+        : input.due_at === null
+          ? null
+          : localDistanceMs(baseRemindAt, Date.parse(input.due_at), timezone);
+    const targetId = input.target_block_id ?? stored.target_block_id;
+    const propertyId = input.source_property_id ?? stored.source_property_id;
+    const retargeted = input.target_block_id !== undefined || input.source_property_id !== undefined;
+    const metadata = input.metadata ?? (JSON.parse(stored.metadata) as Record<string, unknown>);
+    const scheduleId = typeof metadata.schedule_id === "string" ? metadata.schedule_id : null;
+    const [states, rows] = await batchAll<[TargetState, ReminderRecord]>(ctx.db, [
+      targetState(ctx, targetId, propertyId),
+      sql`UPDATE reminders SET
+            ${timing ? sql`${timingColumns(timing.timing)}, series_start = ${new Date(timing.start).toISOString()},` : sql``}
+            target_block_id = ${targetId}, source_property_id = ${propertyId}, due_offset_ms = ${dueOffset},
+            timezone = ${timezone}, channel = ${input.channel ?? stored.channel}, recurrence_rule = ${ruleJson(rule)},
+            metadata = ${JSON.stringify(metadata)}, schedule_id = ${scheduleId},
+            version = version + 1, updated_at = ${now.toISOString()}
+          WHERE id = ${id} AND user_id = ${ctx.actor.userId} AND version = ${stored.version}
+            ${retargeted ? sql`AND ${validTarget(ctx, targetId, propertyId)}` : sql``}
+          RETURNING *`,
+    ]);
+    const updated = rows[0];
+    if (updated) return updated;
+    if (retargeted && (!states[0]?.database_id || states[0].property_type !== "date")) {
+      explainTarget(states[0], targetId, propertyId);
+    }
+    throw new StaleWrite();
+  });
+  await queueNext(ctx, record);
+  return presentReminder(record);
+}
+
+/** The new timing (and series start) an update asks for, or null when the schedule stays as it is. */
+function rescheduled(
+  stored: ReminderRecord,
+  input: UpdateReminderInput,
+  rule: RecurrenceRule | null,
+  timeZone: string,
+  now: number,
+): { timing: Timing; start: number } | null {
+  const storedRemindAt = Date.parse(stored.remind_at);
+  if (input.remind_at !== undefined && Date.parse(input.remind_at) !== storedRemindAt) {
+    const remindAt = Date.parse(input.remind_at);
+    const series = seriesFrom(rule, timeZone, remindAt);
+    return { timing: initialTiming(series, remindAt, now), start: series.start };
+  }
+  const ruleChanged = input.recurrence_rule !== undefined && ruleJson(rule) !== stored.recurrence_rule;
+  if (!ruleChanged && timeZone === stored.timezone) return null;
+  const series: Series = {
+    rule,
+    timeZone,
+    start: rule?.anchor_at ? Date.parse(rule.anchor_at) : Date.parse(stored.series_start),
+  };
+  const hasFired = stored.status === "fired" || stored.status === "completed";
+  if (!isRecurring(rule)) {
+    // A one-off keeps its time: one that fired stays fired, one still waiting keeps waiting (or its snooze).
+    if (!hasFired) return null;
+    return {
+      timing: { status: "fired", remindAt: storedRemindAt, nextFireAt: null, snoozedUntil: null },
+      start: series.start,
+    };
+  }
+  return { timing: initialTiming(series, storedRemindAt, now, hasFired), start: series.start };
+}
+
+/**
+ * One conditional write on a live reminder of the caller, with the read that explains a
+ * refusal in the same batch: 404 when it is not the caller's; a reminder already in
+ * `repeatOf` is answered as it is (a repeated request); `explainLive` explains a live
+ * reminder `guard` refused; otherwise 409 (it has ended).
+ */
+async function writeLive(
+  ctx: UserContext,
+  id: string,
+  set: SQL,
+  action: string,
+  options: { repeatOf?: ReminderStatus; guard?: SQL; explainLive?: (state: ReminderRecord) => never } = {},
+): Promise<{ record: ReminderRecord; changed: boolean }> {
+  const [states, rows] = await batchAll<[ReminderRecord, ReminderRecord]>(ctx.db, [
+    ownReminder(ctx, id),
+    sql`UPDATE reminders SET ${set}, version = version + 1, updated_at = ${ctx.now().toISOString()}
+      WHERE id = ${id} AND user_id = ${ctx.actor.userId} AND status IN ${LIVE} ${options.guard ?? sql``} RETURNING *`,
+  ]);
+  const updated = rows[0];
+  if (updated) return { record: updated, changed: true };
+  const state = states[0];
+  if (!state) throw reminderNotFound(id);
+  if (state.status === options.repeatOf) return { record: state, changed: false };
+  if (isLive(state.status) && options.explainLive) options.explainLive(state);
+  throw ended(state, action);
+}
+
+/**
+ * Fires the reminder again at `until` (in the future). A reminder still waiting for its time
+ * cannot be snoozed to before it: that would remind earlier, not later (PUT a new `remind_at`).
+ */
+export async function snoozeReminder(ctx: UserContext, id: string, until: Date): Promise<Reminder> {
+  if (until.getTime() <= ctx.now().getTime()) {
+    throw badRequest("until must be in the future", { field: "until", until: until.toISOString() });
+  }
+  const untilIso = until.toISOString();
+  const { record } = await writeLive(
+    ctx,
+    id,
+    sql`status = 'snoozed', next_fire_at = ${until.getTime()}, snoozed_until = ${untilIso}`,
+    "snoozed",
+    {
+      guard: sql`AND NOT (status = 'scheduled' AND remind_at > ${untilIso})`,
+      explainLive: (state) => {
+        throw badRequest("until is before the reminder's own time: a snooze reminds later, not earlier", {
+          field: "until",
+          until: untilIso,
+          remind_at: state.remind_at,
+        });
+      },
+    },
+  );
+  await queueNext(ctx, record);
+  return presentReminder(record);
+}
+
+/** Ends the reminder. Cancelling a cancelled reminder answers it as it is. */
+export async function cancelReminder(ctx: UserContext, id: string): Promise<Reminder> {
+  const { record } = await writeLive(
+    ctx,
+    id,
+    sql`status = 'cancelled', next_fire_at = NULL, snoozed_until = NULL`,
+    "cancelled",
+    { repeatOf: "cancelled" },
+  );
+  return presentReminder(record);
+}
+
+/**
+ * `series`: the reminder ends (dismissed). `occurrence`: the current occurrence is done; a
+ * one-off reminder ends, a repeating one moves on to its next occurrence (completed when none).
+ */
+export async function dismissReminder(ctx: UserContext, id: string, scope: "occurrence" | "series"): Promise<Reminder> {
+  if (scope === "series") {
+    const { record } = await writeLive(
+      ctx,
+      id,
+      sql`status = 'dismissed', next_fire_at = NULL, snoozed_until = NULL`,
+      "dismissed",
+      { repeatOf: "dismissed" },
+    );
+    return presentReminder(record);
+  }
+  const record = await retryWhileStale("reminder", async () => {
+    const stored = await readOwn(ctx, id);
+    if (stored.status === "dismissed") return stored;
+    if (!isLive(stored.status)) throw ended(stored, "dismissed");
+    const timing = afterDismissOccurrence(seriesOf(stored), timingOf(stored), ctx.now().getTime());
+    const [rows] = await batchAll<[ReminderRecord]>(ctx.db, [
+      sql`UPDATE reminders SET ${timingColumns(timing)}, version = version + 1, updated_at = ${ctx.now().toISOString()}
+        WHERE id = ${id} AND user_id = ${ctx.actor.userId} AND version = ${stored.version} RETURNING *`,
+    ]);
+    if (!rows[0]) throw new StaleWrite();
+    return rows[0];
+  });
+  await queueNext(ctx, record);
+  return presentReminder(record);
+}
