@@ -56,3 +56,34 @@ export const TARGETS = {
 
 /** Seconds to wait for `wrangler dev` to answer before giving up. */
 export const SERVER_START_TIMEOUT_SECONDS = 90;
+
+/**
+ * `npm run bench -- reminders` (and part of the full run): REMINDERS.users users with
+ * REMINDERS.perUser reminders each, all due, dispatched by one cron tick. See README.md.
+ */
+export const REMINDERS = {
+  users: 1_000,
+  perUser: 10,
+  /**
+   * The first this many users' reminders are `push` (the rest `in_app`), each user with one
+   * Web Push subscription at the bench's loopback push receiver. 100 push reminders check
+   * pushes at scale; with 500, their alarm runs (encrypting and signing each push) made the
+   * drain's tail and its spread longer.
+   */
+  pushUsers: 10,
+  /** Give up waiting for the drain after this long (each server). */
+  drainTimeoutSeconds: 120,
+  /** After the drain, keep the server up this long: a late duplicate firing would land in it. */
+  settleSeconds: 3,
+  /**
+   * The Worker's drain time divided by the baseline's. Measured 3.6-6.4x, median 4.4x, on
+   * this 2-core machine (2026-11-23, 18 runs; the Worker's drain alone varies 8-17 s): see README.md.
+   */
+  maxDrainRatio: 8,
+  /**
+   * The Worker's D1 round trips per reminder, the sweep's included: an alarm run of a user's
+   * 10 firings costs 2 (read, write batch), 4 when it pushes (claim, outcomes): 0.202 here.
+   * A third round trip in every run would make 0.3.
+   */
+  maxQueriesPerReminder: 0.25,
+} as const;

@@ -159,18 +159,25 @@ export function formatTargets(checks: readonly TargetCheck[]): string {
   return lines.join("\n").trimStart();
 }
 
+const markdownRow = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+
+/** The targets as a Markdown table. */
+export function targetsMarkdown(checks: readonly TargetCheck[]): string[] {
+  return [
+    markdownRow(["target", "subject", "value", "result"]),
+    markdownRow(["---", "---", "---", "---"]),
+    ...checks.map((check) => markdownRow([check.target, check.subject, check.value, check.pass ? "PASS" : "FAIL"])),
+  ];
+}
+
 function markdown(report: Report): string {
-  const row = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  const row = markdownRow;
   const table = [
     row(HEADERS),
     row(HEADERS.map((_, i) => (i < 2 ? "---" : "---:"))),
     ...tableRows(report.measurements).map(row),
   ];
-  const targets = [
-    row(["target", "subject", "value", "result"]),
-    row(["---", "---", "---", "---"]),
-    ...report.targets.map((check) => row([check.target, check.subject, check.value, check.pass ? "PASS" : "FAIL"])),
-  ];
+  const targets = targetsMarkdown(report.targets);
   return [
     "# Benchmark results",
     "",

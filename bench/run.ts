@@ -1,6 +1,7 @@
 // npm run bench: throughput and latency of the Worker's read endpoints against a
 // bare baseline Worker doing the same D1 work, at two dataset sizes, and of its
-// media upload and signed download against the same R2 work. See README.md.
+// media upload and signed download against the same R2 work, and the drain of 10,000
+// due reminders after one cron tick (reminders.ts). See README.md.
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import type { Dataset } from "./dataset.ts";
 import { ENDPOINTS, LIST_LIMIT } from "./endpoints.ts";
 import { type LoadResult, type LoadTarget, measureInTurn, probe } from "./load.ts";
 import { MEDIA_ENDPOINTS, type MediaTargets, mediaRoundTrips, verifyMedia } from "./media.ts";
+import { runRemindersBench } from "./reminders.ts";
 import { evaluateTargets, formatTable, formatTargets, type Measurement, writeReport } from "./report.ts";
 import { seedDatabase } from "./seed.ts";
 import { type BuiltWorker, build, type Server, startServer, type WorkerSpec } from "./servers.ts";
@@ -167,6 +169,9 @@ async function main(): Promise<number> {
     build(baselineSpec, join(runDir, "build", "baseline")),
   ]);
 
+  // Its own servers and D1, stopped before the read endpoints' start.
+  const reminders = await runRemindersBench(log, runDir, workers[0]);
+
   const setups: Setup[] = [];
   for (const size of DATASET_SIZES) {
     const sizeDir = join(runDir, String(size));
@@ -215,11 +220,29 @@ async function main(): Promise<number> {
     targets,
   });
   console.log(`\nWrote ${file} (and .json). Took ${elapsed()}.`);
-  return targets.every((check) => check.pass) && content === 0 ? 0 : 1;
+  return targets.every((check) => check.pass) && content === 0 && reminders === 0 ? 0 : 1;
+}
+
+/** `npm run bench -- reminders`: only the reminders section. */
+async function remindersOnly(): Promise<number> {
+  undoAllOnSignals();
+  const [loadAtStart = 0] = loadavg();
+  if (loadAtStart > 1) log(`Warning: load average ${loadAtStart.toFixed(2)} before starting; expect noisy numbers.`);
+  const runDir = await mkdtemp(join(tmpdir(), "workspace-api-bench-"));
+  defer(() => rm(runDir, { recursive: true, force: true }));
+  log(`Building the Worker into ${runDir}`);
+  const worker = await build(WORKER, join(runDir, "build", "worker"));
+  const code = await runRemindersBench(log, runDir, worker);
+  log(`Took ${elapsed()}.`);
+  return code;
 }
 
 try {
-  process.exitCode = process.argv.includes("content") ? await runContentBench() : await main();
+  process.exitCode = process.argv.includes("content")
+    ? await runContentBench()
+    : process.argv.includes("reminders")
+      ? await remindersOnly()
+      : await main();
 } catch (error) {
   console.error(`\nBenchmark failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 2;

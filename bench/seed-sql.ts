@@ -37,10 +37,10 @@ function literal(value: SqlValue): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-const tuple = (values: readonly SqlValue[]): string => `(${values.map(literal).join(",")})`;
+export const tuple = (values: readonly SqlValue[]): string => `(${values.map(literal).join(",")})`;
 
 /** Packs value tuples into INSERT statements no longer than MAX_STATEMENT_BYTES. */
-function* inserts(head: string, tuples: Iterable<string>): Generator<string> {
+export function* inserts(head: string, tuples: Iterable<string>): Generator<string> {
   let current: string[] = [];
   let bytes = head.length;
   for (const values of tuples) {

@@ -51,6 +51,8 @@ export async function build(spec: WorkerSpec, outDir: string): Promise<BuiltWork
 export interface Server {
   name: string;
   origin: string;
+  /** wrangler's devtools endpoint (http://127.0.0.1:port): one client may follow the runtime's console there. */
+  inspector: string;
   stop: () => Promise<void>;
 }
 
@@ -126,6 +128,7 @@ async function startOnce(worker: BuiltWorker, persistDir: string, readyPath: str
   const server: Server = {
     name: worker.name,
     origin: `http://127.0.0.1:${port}`,
+    inspector: `http://127.0.0.1:${inspectorPort}`,
     stop: () => stopProcessGroup(child),
   };
   try {
