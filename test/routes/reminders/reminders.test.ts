@@ -329,7 +329,10 @@ describe("PUT /api/v1/reminders/{id}", () => {
   it("changes the given fields; a new remind_at reschedules and reaches the queue", async () => {
     const user = await createUser();
     const target = await reminderTarget(user);
-    const reminder = await createReminder(user, target, inHours(1), { due_at: inHours(2).toISOString() });
+    const remindAt = inHours(1);
+    const reminder = await createReminder(user, target, remindAt, {
+      due_at: new Date(remindAt.getTime() + HOUR).toISOString(),
+    });
     const res = await api<Reminder>(`${REMINDERS}/${reminder.id}`, {
       method: "PUT",
       auth: user,
