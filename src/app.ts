@@ -8,6 +8,7 @@ import { findAllowedMethods } from "./lib/method-not-allowed";
 import { OutboundError } from "./lib/outbound";
 import { PAGINATION_HEADER_NAMES } from "./lib/pagination";
 import { validationHook } from "./openapi/validation";
+import { aiRouter } from "./routes/ai/ai.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
 import { authRouter } from "./routes/auth/auth.index";
 import { backlinksRouter } from "./routes/backlinks/backlinks.index";
@@ -19,6 +20,7 @@ import { registerDocumentation } from "./routes/documentation/documentation.inde
 import { meRouter } from "./routes/me/me.index";
 import { mediaRouter } from "./routes/media/media.index";
 import { mentionsRouter } from "./routes/mentions/mentions.index";
+import { notesImportRouter } from "./routes/notes-import/notes-import.index";
 import { notificationsRouter } from "./routes/notifications/notifications.index";
 import { pagesRouter } from "./routes/pages/pages.index";
 import { paymentsRouter } from "./routes/payments/payments.index";
@@ -26,6 +28,7 @@ import { pushSubscriptionsRouter } from "./routes/push-subscriptions/push-subscr
 import { remindersRouter } from "./routes/reminders/reminders.index";
 import { syncedBlocksRouter } from "./routes/synced-blocks/synced-blocks.index";
 import { systemRouter } from "./routes/system/system.index";
+import { transcriptionRouter } from "./routes/transcription/transcription.index";
 
 /** The table a D1 error (or the query error wrapping it) says does not exist. */
 function missingTableOf(error: unknown): string | undefined {
@@ -100,9 +103,12 @@ export function createApp() {
   app.route("/", backlinksRouter);
   app.route("/", commentsRouter);
   app.route("/", paymentsRouter);
+  app.route("/", transcriptionRouter);
+  app.route("/", notesImportRouter);
   app.route("/", meRouter);
   app.route("/", syncedBlocksRouter);
   app.route("/", mediaRouter);
+  app.route("/", aiRouter);
   app.route("/", pushSubscriptionsRouter);
   app.route("/", remindersRouter);
   app.route("/", notificationsRouter);

@@ -113,17 +113,33 @@ const RETRY_AFTER_HEADER = {
 };
 
 /**
- * Counts the request against the route's rate limit; past it, a 429 with
- * `Retry-After`. Where the binding is not configured, nothing is limited.
+ * A client address as counted: IPv4 as is, IPv6 by its /64 (one client commonly holds a
+ * whole /64, and would otherwise get a fresh counter per address).
  */
-function rateLimited(limit: RateLimitSpec): MiddlewareHandler<AppEnv> {
+function clientKey(address: string | undefined): string {
+  if (!address) return "unknown";
+  if (!address.includes(":")) return address;
+  const [head = "", tail = ""] = address.toLowerCase().split("::");
+  const groups = head ? head.split(":") : [];
+  const rest = tail ? tail.split(":") : [];
+  const full = [...groups, ...Array(Math.max(0, 8 - groups.length - rest.length)).fill("0"), ...rest];
+  return `${full.slice(0, 4).join(":")}::/64`;
+}
+
+/**
+ * Counts the request against the route's rate limit; past it, a 429 with
+ * `Retry-After`. Each route has its own counters (routes sharing a binding do not
+ * use up each other's allowance: legacy AI calls never lock an address out of
+ * sign-in). Where the binding is not configured, nothing is limited.
+ */
+function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const limiter = c.env[limit.binding] as RateLimit | undefined;
     if (limiter) {
       const key =
         limit.per === "user"
-          ? `user:${c.var.ctx.actor?.userId ?? "anonymous"}`
-          : `client:${c.req.header("CF-Connecting-IP") ?? "unknown"}`;
+          ? `${route}|user:${c.var.ctx.actor?.userId ?? "anonymous"}`
+          : `${route}|client:${clientKey(c.req.header("CF-Connecting-IP"))}`;
       const { success } = await limiter.limit({ key });
       if (!success) {
         c.header("Retry-After", String(limit.retryAfterSeconds));
@@ -149,7 +165,7 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
   }
   const middleware: MiddlewareHandler[] = [accessMiddleware(access, routeScope(spec))];
-  if (rateLimit) middleware.push(rateLimited(rateLimit) as MiddlewareHandler);
+  if (rateLimit) middleware.push(rateLimited(rateLimit, `${spec.method} ${spec.path}`) as MiddlewareHandler);
   if (hasBody(spec)) {
     const maxSize = limit ?? DEFAULT_BODY_LIMIT_BYTES;
     middleware.push(

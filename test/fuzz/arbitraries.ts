@@ -394,7 +394,11 @@ export function caseArbitrary(resolve: Resolve, vocabulary: Map<string, string[]
     Object.fromEntries(
       op.pathParams.map((p) => [
         p.name,
-        fc.oneof(...rolesOf(p.name).map((role) => ref(role))).map((value): Segment => ({ value, raw: false })),
+        // A parameter with a fixed set of values (an enum, like an AI provider) takes one of them; others name objects.
+        (resolve(p.schema).enum
+          ? values.of(p.schema, p.name)
+          : fc.oneof(...rolesOf(p.name).map((role) => ref(role)))
+        ).map((value): Segment => ({ value, raw: false })),
       ]),
     ),
   ) as fc.Arbitrary<Record<string, Segment>>;

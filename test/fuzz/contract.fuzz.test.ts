@@ -24,10 +24,13 @@ import { env, SELF } from "cloudflare:test";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestUser } from "../helpers/api";
+import { aiProviders, providerOf } from "../helpers/fake-ai-provider";
+import { type FakedThirdParties, fakeThirdParties } from "../helpers/third-party";
 import { applyCase, type Case, caseArbitrary } from "./arbitraries";
 import { type Exchange, exchange, formatExchange, type Stored, type ViolationKind } from "./exchange";
 import { makeResolver, type OpenApiDocument, type Operation, operationsOf, vocabularyOf } from "./openapi";
 import { World } from "./state";
+import { answerThirdParty, configureThirdParties } from "./third-parties";
 
 /** Every error body must carry a stable string `code` (the contract lists them). */
 const REQUIRE_ERROR_CODE = true;
@@ -101,11 +104,23 @@ function remember(x: Exchange): void {
 
 describe("contract fuzz", () => {
   let other: TestUser;
+  let thirdParties: FakedThirdParties | undefined;
+  let restoreSettings: (() => void) | undefined;
   beforeAll(async () => {
+    // AI providers answer from a fake at the fetch seam (tests have no network); other hosts are passed on.
+    const realFetch = globalThis.fetch;
+    const answer = aiProviders();
+    // Transcription and the notes tool: configured for the run, answered by fakes (third-parties.ts).
+    restoreSettings = configureThirdParties();
+    thirdParties = fakeThirdParties((request) =>
+      providerOf(request) ? answer(request) : (answerThirdParty(request) ?? realFetch(request)),
+    );
     other = await World.createOther();
   });
 
   afterAll(() => {
+    thirdParties?.restore();
+    restoreSettings?.();
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
     console.log(`[fuzz] seed ${seed}: ${sent} requests over ${operations.length} operations in ${seconds} s`);
     const histogram = (counts: Map<number, number>) =>

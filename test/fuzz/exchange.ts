@@ -156,6 +156,13 @@ export interface Stored {
   other?: string;
 }
 
+let clientAddresses = 0;
+/** 10.0.0.1, 10.0.0.2, ... (a private range): one address per request. */
+function nextClientAddress(): string {
+  clientAddresses++;
+  return `10.${(clientAddresses >> 16) & 255}.${(clientAddresses >> 8) & 255}.${clientAddresses & 255}`;
+}
+
 export async function exchange(
   op: Operation,
   plan: Plan,
@@ -175,7 +182,9 @@ export async function exchange(
   const { payload, contentType } = bodyOf(plan.body, ids);
 
   const method = plan.method ?? op.method;
-  const headers: Record<string, string> = { ...plan.headers };
+  // Each request from its own client address: open routes count requests per address, and one shared
+  // address would leave them answering 429 to most of the run instead of being fuzzed.
+  const headers: Record<string, string> = { "CF-Connecting-IP": nextClientAddress(), ...plan.headers };
   const auth = await authorization(op, plan.auth, world);
   if (auth !== undefined) headers.Authorization = auth;
   const type = plan.contentType === undefined ? contentType : plan.contentType;

@@ -73,3 +73,12 @@ export async function api<T = unknown>(path: string, options: RequestOptions = {
     queryRoundTrips,
   };
 }
+
+/**
+ * A client address (IPv6 documentation range) no other request uses: open routes count requests
+ * per address, and per /64 for IPv6, so each address gets a /64 of its own.
+ */
+export const newClientAddress = (): string => {
+  const [a = "0", b = "0"] = crypto.randomUUID().split("-").slice(1, 3);
+  return `2001:db8:${a}:${b}::1`;
+};

@@ -25,6 +25,16 @@ const OPEN_OPERATIONS = [
   "GET /test",
   "POST /auth/complete",
   "POST /payments/webhook",
+  // Open as the contract declares them, rate limited per client address (OPEN_ROUTE_LIMITER).
+  "POST /api/transcription/transcribe",
+  "POST /notes-import",
+  // The five legacy AI paths: open as the contract declares them (the caller's own provider key is in
+  // the body), rate limited per client address (OPEN_ROUTE_LIMITER).
+  "POST /api/ai/openai",
+  "POST /api/ai/anthropic",
+  "POST /api/ai/gemini",
+  "POST /api/ai/mistral",
+  "POST /api/ai/groq",
   // A signed media URL: the signature over bucket, path and expiry is the credential (`signed` access).
   "GET /media/signed",
 ];

@@ -1,0 +1,43 @@
+import type { RequestContext } from "./context";
+import { allowsLocalShortcuts } from "./environment";
+import { ApiError, type ErrorCode } from "./errors";
+
+// The address of a third party taken from configuration (the transcription endpoint, the notes
+// tool's webhook, an OpenAI-compatible model server). What goes there (audio, notes, prompts, an
+// API key, a signature) travels only over TLS: plain http is accepted only to this machine during
+// local work (`npm run dev` talking to a local whisper server, Ollama, or a webhook receiver).
+
+/** Hosts that are this machine: http to them never leaves it. */
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** A configuration setting that holds the address of a third party. */
+export type ServiceUrlSetting = "TRANSCRIPTION_BASE_URL" | "NOTES_WEBHOOK_URL" | "OPENAI_COMPATIBLE_BASE_URL";
+
+/**
+ * The configured address as a URL, or an error (`code`, default 500 `upstream_failed`) naming the
+ * setting: https (http only to a loopback host during local work), no credentials in it, no
+ * fragment. Its value is never quoted back: a webhook URL may carry its own token.
+ */
+export function serviceUrl(
+  ctx: Pick<RequestContext, "env" | "local">,
+  setting: ServiceUrlSetting,
+  value: string,
+  capability: string,
+  code: ErrorCode = "upstream_failed",
+): URL {
+  const refuse = (problem: string) =>
+    new ApiError(code, `${capability} is not configured on this server: ${problem}`, { setting });
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw refuse(`${setting} is not a URL`);
+  }
+  const local = allowsLocalShortcuts(ctx) && url.protocol === "http:" && LOOPBACK_HOST.test(url.hostname);
+  if (url.protocol !== "https:" && !local) {
+    throw refuse(`${setting} must be an https URL (http only to this machine during local development)`);
+  }
+  if (url.username || url.password) throw refuse(`${setting} must not carry a user name or password`);
+  url.hash = "";
+  return url;
+}

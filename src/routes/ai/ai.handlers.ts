@@ -1,0 +1,54 @@
+import type { Hook, RouteHandler } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
+import { notFound } from "../../lib/errors";
+import { validationHook } from "../../openapi/validation";
+import type { AiStreamRequest } from "../../schemas/ai";
+import { resolveTarget } from "../../services/ai/config";
+import { completeLegacyPrompt } from "../../services/ai/legacy";
+import { streamCompletion } from "../../services/ai/stream";
+import { AI_PROVIDERS, type AiProvider, type CompletionRequest } from "../../services/ai/types";
+import type * as routes from "./ai.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
+
+/** An unknown provider in the path is a 404 (as on the legacy paths), not a 400. */
+// biome-ignore lint/suspicious/noExplicitAny: the hook's shape is the shared validation hook's
+export const streamHook: Hook<any, any, any, any> = (result, c) => {
+  if (!result.success && result.target === "param") {
+    throw notFound("Unknown AI provider", { providers: [...AI_PROVIDERS] });
+  }
+  return validationHook(result, c);
+};
+
+const completionRequest = (provider: AiProvider, body: AiStreamRequest): CompletionRequest => ({
+  provider,
+  model: body.model,
+  messages: body.messages ?? [{ role: "user", content: body.prompt ?? "" }],
+  ...(body.system !== undefined ? { system: body.system } : {}),
+  ...(body.temperature !== undefined ? { temperature: body.temperature } : {}),
+  ...(body.max_tokens !== undefined ? { maxTokens: body.max_tokens } : {}),
+});
+
+export const stream: Handler<"stream"> = async (c) => {
+  const ctx = c.var.ctx;
+  const { provider } = c.req.valid("param");
+  const body = c.req.valid("json");
+  // Refusals are HTTP errors, decided before the stream: a credential revoked a moment ago (401),
+  // the compatible server not configured (503), no key at all (400).
+  await ctx.confirmCaller();
+  const target = resolveTarget(ctx, provider, body.apiKey);
+  const call = completionRequest(provider, body);
+  return streamSSE(c, (writer) => streamCompletion(ctx, call, target, writer));
+};
+
+// The five legacy paths: the same call with the caller's own key, answered whole.
+export const promptOpenAi: Handler<"promptOpenAi"> = async (c) =>
+  c.json({ response: await completeLegacyPrompt(c.var.ctx, "openai", c.req.valid("json")) }, 200);
+export const promptAnthropic: Handler<"promptAnthropic"> = async (c) =>
+  c.json({ response: await completeLegacyPrompt(c.var.ctx, "anthropic", c.req.valid("json")) }, 200);
+export const promptGemini: Handler<"promptGemini"> = async (c) =>
+  c.json({ response: await completeLegacyPrompt(c.var.ctx, "gemini", c.req.valid("json")) }, 200);
+export const promptMistral: Handler<"promptMistral"> = async (c) =>
+  c.json({ response: await completeLegacyPrompt(c.var.ctx, "mistral", c.req.valid("json")) }, 200);
+export const promptGroq: Handler<"promptGroq"> = async (c) =>
+  c.json({ response: await completeLegacyPrompt(c.var.ctx, "groq", c.req.valid("json")) }, 200);

@@ -1,0 +1,46 @@
+import { ErrorSchema } from "../../lib/errors";
+import { defineRoute } from "../../openapi/define-route";
+import { jsonBody, jsonContent } from "../../openapi/responses";
+import { NOTES_TEXT_MAX_CHARACTERS, NotesImportBody, NotesImportResultSchema } from "../../schemas/notes-import";
+
+const errorWithExample = (description: string, example: Record<string, unknown>) => ({
+  description,
+  content: { "application/json": { schema: ErrorSchema, example } },
+});
+
+export const importNotes = defineRoute({
+  operationId: "importNotes",
+  method: "post",
+  path: "/notes-import",
+  tags: ["Notes import"],
+  access: "open",
+  // Each call pushes to a third party: counted per client address.
+  rateLimit: { binding: "OPEN_ROUTE_LIMITER", per: "client", retryAfterSeconds: 60 },
+  summary: "Send a transcription to the notes tool (open)",
+  description: `Pushes \`{transcriptionText, title}\` to the configured notes tool: one JSON POST to its webhook (NOTES_WEBHOOK_URL), signed with NOTES_WEBHOOK_SECRET (\`X-Notes-Timestamp\` and \`X-Notes-Signature: sha256=<hex of HMAC-SHA256(secret, "<timestamp>.<body>")>\`), carrying \`id\`, \`type: "transcription"\`, \`title\`, \`transcriptionText\` and \`created_at\`. Answers 200 when the tool accepts it (any 2xx). Needs no credential and is rate limited per client address (429 with \`Retry-After\`). 400 when \`transcriptionText\` is missing, empty, only white space or longer than ${NOTES_TEXT_MAX_CHARACTERS.toLocaleString("en")} characters (\`title\` is optional); 500 \`upstream_failed\` when the tool refuses it (any other status, a redirect), times out or cannot be reached; the same 500 when no webhook is configured (\`details.setting\` names what to set).`,
+  request: { body: jsonBody(NotesImportBody) },
+  responses: {
+    200: jsonContent(NotesImportResultSchema, "The notes tool accepted the note"),
+    400: errorWithExample(
+      "No transcription text (missing, empty or only white space), or another invalid field; malformed JSON is `code` malformed_json",
+      {
+        error: "Invalid request body",
+        code: "validation_failed",
+        details: {
+          source: "request body",
+          issues: [
+            {
+              path: "transcriptionText",
+              message: "transcriptionText must not be empty or only white space",
+              code: "custom",
+            },
+          ],
+        },
+      },
+    ),
+    500: errorWithExample(
+      "Sending failed: the notes tool answered with another status than 2xx, timed out or could not be reached, or no notes tool is configured on this server (`code` upstream_failed; never its URL or answer; `details.setting` names what to set), or an unexpected failure (`code` internal). X-Request-Id identifies it",
+      { error: "notes tool answered with HTTP 502", code: "upstream_failed" },
+    ),
+  },
+});
