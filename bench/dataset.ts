@@ -72,7 +72,7 @@ const VOCABULARY = (
 const TEXT_TYPES = ["paragraph", "paragraph", "paragraph", "heading_2", "to_do", "bulleted_list_item"] as const;
 
 /** Mulberry32: tiny, seedable, good enough to shape test data. */
-function createRandom(seed: number) {
+export function createRandom(seed: number) {
   let state = seed >>> 0;
   const next = (): number => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -12,6 +12,7 @@
 import { cp, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { REMINDERS } from "./config.ts";
+import { createRandom } from "./dataset.ts";
 import { inserts, tuple } from "./seed-sql.ts";
 import { applyMigrations, executeFile } from "./wrangler.ts";
 
@@ -41,24 +42,12 @@ const DUE_OFFSET_MS = 15 * 60_000;
 /** Reminders are due over the minute before the seed is written. */
 const DUE_SPREAD_MS = 60_000;
 
-/** Mulberry32 (as dataset.ts): fixed ids from a fixed seed, random-looking so they index like real ones. */
+/** Fixed ids from a fixed seed (dataset.ts's generator), random-looking so they index like real ones. */
 function createIds(seed: number) {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const hex = (length: number) => Array.from({ length }, () => Math.floor(next() * 16).toString(16)).join("");
-  const uuid = () => {
-    const s = hex(32);
-    return `${s.slice(0, 8)}-${s.slice(8, 12)}-4${s.slice(13, 16)}-${"89ab"[Math.floor(next() * 4)]}${s.slice(17, 20)}-${s.slice(20)}`;
-  };
+  const random = createRandom(seed);
   /** As the service names properties: `prop_` and a short random part. */
-  const propertyId = () => `prop_${hex(10)}`;
-  return { uuid, propertyId };
+  const propertyId = () => `prop_${Array.from({ length: 10 }, () => random.int(16).toString(16)).join("")}`;
+  return { uuid: random.uuid, propertyId };
 }
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
