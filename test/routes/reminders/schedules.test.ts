@@ -115,6 +115,40 @@ describe("PUT reschedules only when the schedule changes", () => {
   });
 });
 
+describe("concurrent writers", () => {
+  it("eight concurrent dismissals of one occurrence each: the series moves on exactly eight occurrences", async () => {
+    const user = await createUser();
+    const target = await reminderTarget(user);
+    const daily = await createReminder(user, target, "2030-01-01T09:00:00Z", { recurrence_rule: { preset: "daily" } });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => reminderAction(user, daily.id, "dismiss", { scope: "occurrence" })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(await storedReminder(daily.id)).toMatchObject({
+      remind_at: "2030-01-09T09:00:00.000Z",
+      status: "scheduled",
+    });
+  });
+
+  it("concurrent updates of different fields all land (none is lost to another's stale read)", async () => {
+    const user = await createUser();
+    const target = await reminderTarget(user);
+    const reminder = await createReminder(user, target, inHours(1));
+    const keys = Array.from({ length: 6 }, (_, i) => `k${i}`);
+    const [first] = await Promise.all([
+      put(user, reminder.id, { channel: "push" }),
+      put(user, reminder.id, { timezone: "Europe/Paris" }),
+      put(user, reminder.id, { due_at: inHours(2).toISOString() }),
+      ...keys.map((key) => put(user, reminder.id, { target_block_id: target.rowId, source_property_id: target.dueId })),
+    ]);
+    expect(first?.status).toBe(200);
+    const stored = await storedReminder(reminder.id);
+    expect(stored).toMatchObject({ channel: "push", timezone: "Europe/Paris" });
+    expect(stored?.due_offset_ms).not.toBeNull();
+    expect(stored?.version).toBe(1 + 3 + keys.length);
+  });
+});
+
 describe("instants from 1970 to 2099", () => {
   it.each([
     ["remind_at before 1970", { remind_at: "1600-01-01T00:00:00Z" }],
