@@ -9,3 +9,10 @@ import type { RequestContext } from "./context";
  */
 export const allowsLocalShortcuts = (ctx: Pick<RequestContext, "env" | "local">): boolean =>
   ctx.env.ENVIRONMENT === "test" || (ctx.env.ENVIRONMENT === "development" && ctx.local);
+
+/** A whole number setting within `min`..`max`, or `fallback` when unset or not a positive integer. */
+export function boundedSetting(value: string | undefined, fallback: number, min: number, max: number): number {
+  const configured = Number(value);
+  if (!value || !Number.isSafeInteger(configured) || configured <= 0) return fallback;
+  return Math.min(max, Math.max(min, configured));
+}

@@ -1,5 +1,5 @@
 import type { RequestContext } from "../../lib/context";
-import { allowsLocalShortcuts } from "../../lib/environment";
+import { allowsLocalShortcuts, boundedSetting } from "../../lib/environment";
 import { ApiError } from "../../lib/errors";
 import { MIN_SECRET_LENGTH } from "../../lib/secrets";
 import { serviceUrl } from "../../lib/service-url";
@@ -19,12 +19,14 @@ export interface NotesWebhook {
 
 /** How long the webhook may take (NOTES_WEBHOOK_TIMEOUT_SECONDS, 1 to 60; default 10), in ms. */
 export function notesWebhookTimeoutMs(env: Pick<Env, "NOTES_WEBHOOK_TIMEOUT_SECONDS">): number {
-  const configured = Number(env.NOTES_WEBHOOK_TIMEOUT_SECONDS);
-  const seconds =
-    env.NOTES_WEBHOOK_TIMEOUT_SECONDS && Number.isSafeInteger(configured) && configured > 0
-      ? Math.min(MAX_NOTES_WEBHOOK_TIMEOUT_SECONDS, configured)
-      : DEFAULT_NOTES_WEBHOOK_TIMEOUT_SECONDS;
-  return seconds * 1000;
+  return (
+    boundedSetting(
+      env.NOTES_WEBHOOK_TIMEOUT_SECONDS,
+      DEFAULT_NOTES_WEBHOOK_TIMEOUT_SECONDS,
+      1,
+      MAX_NOTES_WEBHOOK_TIMEOUT_SECONDS,
+    ) * 1000
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { RequestContext } from "../../lib/context";
+import { boundedSetting } from "../../lib/environment";
 import { ApiError } from "../../lib/errors";
 import { serviceUrl } from "../../lib/service-url";
 import { MULTIPART_ALLOWANCE_BYTES } from "../media/config";
@@ -41,13 +42,6 @@ export interface TranscriptionBindings {
 export type Transcriber =
   | { kind: "workers-ai"; ai: WorkersAiBinding; model: string; timeoutMs: number }
   | { kind: "openai-compatible"; endpoint: URL; apiKey: string | undefined; model: string; timeoutMs: number };
-
-/** A whole number setting within `min`..`max`, or `fallback` when unset or not a positive integer. */
-function boundedSetting(value: string | undefined, fallback: number, min: number, max: number): number {
-  const configured = Number(value);
-  if (!value || !Number.isSafeInteger(configured) || configured <= 0) return fallback;
-  return Math.min(max, Math.max(min, configured));
-}
 
 /** The largest audio file a transcription takes (TRANSCRIPTION_MAX_BYTES, 1 KiB to 100 MiB; default 25 MiB). */
 export const maxAudioBytes = (env: Pick<Env, "TRANSCRIPTION_MAX_BYTES">): number =>
