@@ -60,7 +60,8 @@ export const MeSchema = z
       description: '"free" without a live (active, trialing or past_due) subscription; else the subscription\'s plan',
       example: "pro_monthly",
     }),
-    subscription: SubscriptionSchema.nullable().openapi({
+    // A union, not `.nullable()`: on a component that renders as allOf [Subscription, null], which no null matches.
+    subscription: z.union([SubscriptionSchema, z.null()]).openapi({
       description: "The caller's subscription, live or ended; null when there has never been one",
     }),
   })

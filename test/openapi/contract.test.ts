@@ -87,7 +87,10 @@ describe("examples for the explorer", () => {
   interface SchemaObject {
     example?: unknown;
     type?: string;
-    properties?: Record<string, SchemaObject & { $ref?: string; items?: { $ref?: string } }>;
+    properties?: Record<
+      string,
+      SchemaObject & { $ref?: string; items?: { $ref?: string }; anyOf?: { $ref?: string }[] }
+    >;
   }
 
   it("every component schema carries an example, whole or on each of its own fields", async () => {
@@ -96,11 +99,27 @@ describe("examples for the explorer", () => {
     );
     const lacking = Object.entries(body.components.schemas).flatMap(([name, schema]) => {
       if (schema.example !== undefined || schema.type !== "object" || !schema.properties) return [];
-      return Object.entries(schema.properties)
-        .filter(([, field]) => field.example === undefined && !field.$ref && !field.items?.$ref)
-        .map(([field]) => `${name}.${field}`);
+      return (
+        Object.entries(schema.properties)
+          // A reference (also a nullable one, `anyOf` [$ref, null]) shows its component's example.
+          .filter(
+            ([, field]) =>
+              field.example === undefined &&
+              !field.$ref &&
+              !field.items?.$ref &&
+              !field.anyOf?.some((part) => part.$ref),
+          )
+          .map(([field]) => `${name}.${field}`)
+      );
     });
     expect(lacking).toEqual([]);
+  });
+
+  it("no nullable field is written allOf [$ref, null], which a null could never match", async () => {
+    const { body } = await api("/documentation/openapi.json");
+    const text = JSON.stringify(body);
+    const nullableRefs = [...text.matchAll(/"allOf":\[\{"\$ref":"[^"]+"\},\{"type":\[[^\]]*"null"/g)];
+    expect(nullableRefs.map((match) => match[0])).toEqual([]);
   });
 
   it("no query or path parameter claims to take null (a URL cannot send one)", async () => {
