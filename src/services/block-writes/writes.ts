@@ -9,6 +9,7 @@ import {
   duplicateBlock,
   type UpdateBlockInput,
   updateBlock,
+  type WriteOptions,
 } from "../blocks/commands";
 import { findVisibleBlock } from "../blocks/queries";
 import type { DatabaseSchema } from "../databases/property-types";
@@ -32,7 +33,16 @@ export interface TypedCreateInput extends Omit<CreateBlockInput, "properties"> {
   title?: string;
 }
 
-export function createTypedBlock(ctx: UserContext, input: TypedCreateInput): Promise<TypedWrite> {
+/**
+ * Creates a block of any type with its type's rules. `alsoInBatch` adds statements to the
+ * create's atomic batch (they must check that the block was written), and `guard` a condition
+ * the insert must meet: a quick task's reminder, and that what it needs is still there.
+ */
+export function createTypedBlock(
+  ctx: UserContext,
+  input: TypedCreateInput,
+  extra: Pick<WriteOptions, "alsoInBatch" | "guard"> = {},
+): Promise<TypedWrite> {
   refuseInternalBlockType(input.type);
   return retryWhileStale("database schema", async () => {
     const fields = await normalizeTypedFields(
@@ -44,23 +54,30 @@ export function createTypedBlock(ctx: UserContext, input: TypedCreateInput): Pro
       ctx,
       { ...input, properties: fields.properties ?? {}, content: fields.content },
       {
-        guard: fields.schema ? schemaUnchanged(fields.schema) : undefined,
+        guard: combinedGuard(fields.schema ? schemaUnchanged(fields.schema) : undefined, extra.guard),
         // A database gets its default schema records in the same atomic batch (contract, Block rule 8).
-        alsoInBatch:
-          input.type === "database"
-            ? ({ id, timestamp }) => [
+        alsoInBatch: (written) => [
+          ...(input.type === "database"
+            ? [
                 defaultSchemaInserts(
-                  id,
-                  timestamp,
-                  sql`d.created_by = ${ctx.actor.userId} AND d.created_at = ${timestamp}`,
+                  written.id,
+                  written.timestamp,
+                  sql`d.created_by = ${ctx.actor.userId} AND d.created_at = ${written.timestamp}`,
                 ),
               ]
-            : undefined,
+            : []),
+          ...(extra.alsoInBatch?.(written) ?? []),
+        ],
       },
     );
     return { block, schema: fields.schema };
   });
 }
+
+const combinedGuard = (...guards: (SQL | undefined)[]): SQL | undefined => {
+  const given = guards.filter((guard): guard is SQL => guard !== undefined);
+  return given.length > 0 ? sql.join(given, sql` AND `) : undefined;
+};
 
 export interface TypedChange extends Omit<UpdateBlockInput, "propertiesMode"> {
   title?: string;

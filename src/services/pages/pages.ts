@@ -55,7 +55,7 @@ export async function pageTitle(ctx: UserContext, block: Block): Promise<string>
   return titleText(titleProperty ? block.properties[titleProperty.id] : block.properties.title);
 }
 
-async function presentPage(ctx: UserContext, block: Block, known?: DatabaseSchema): Promise<Page> {
+export async function presentPage(ctx: UserContext, block: Block, known?: DatabaseSchema): Promise<Page> {
   const schema = known ?? (await schemaForRow(ctx, block));
   return schema ? { ...block, properties_by_name: propertiesByName(schema, block.properties, block) } : block;
 }

@@ -95,17 +95,18 @@ const callerExists = (ctx: UserContext): SQL => sql`EXISTS (SELECT 1 FROM users 
 
 type TargetState = { database_id: string | null; property_type: string | null; caller_exists: number };
 
+/** The statement that creates (or updates, by schedule id) a reminder, for a batch; `id` is the new one's. */
+export interface ReminderUpsert {
+  id: string;
+  statement: SQL;
+}
+
 /**
- * Creates a reminder, or, when the caller already has one with the same `metadata.schedule_id`
- * (in any state), updates that one (`created` false). One statement decides which, so two racing
- * creates never make two reminders. An update that leaves the schedule as it was (same start,
- * zone and rule) keeps the reminder's state: re-sending a date property's reminders neither fires
- * them again nor brings back one that was dismissed; a changed schedule re-arms it.
+ * One upsert of a reminder: it lands only when its target is a visible, active row whose
+ * database gives `source_property_id` the date type, so in a batch after the row's own insert
+ * it lands with it (quick tasks) or not at all.
  */
-export async function createReminder(
-  ctx: UserContext,
-  input: CreateReminderInput,
-): Promise<{ reminder: Reminder; created: boolean }> {
+export function reminderUpsert(ctx: UserContext, input: CreateReminderInput): ReminderUpsert {
   const now = ctx.now();
   const timezone = canonicalZone(input.timezone ?? "UTC");
   const rule = input.recurrence_rule ?? null;
@@ -119,10 +120,9 @@ export async function createReminder(
   const dueOffset = input.due_at ? localDistanceMs(remindAt, Date.parse(input.due_at), timezone) : null;
   const keepOr = (column: string) =>
     sql.raw(`${column} = CASE WHEN ${SAME_SCHEDULE} THEN reminders.${column} ELSE excluded.${column} END`);
-  const [states, rows] = await batchAll<[TargetState, ReminderRecord]>(ctx.db, [
-    targetState(ctx, input.target_block_id, input.source_property_id),
-    sql`INSERT INTO reminders (id, user_id, target_block_id, source_property_id, series_start, remind_at, due_offset_ms,
-          timezone, channel, recurrence_rule, metadata, schedule_id, status, next_fire_at, snoozed_until, created_at, updated_at)
+  const statement = sql`INSERT INTO reminders (id, user_id, target_block_id, source_property_id, series_start, remind_at,
+          due_offset_ms, timezone, channel, recurrence_rule, metadata, schedule_id, status, next_fire_at, snoozed_until,
+          created_at, updated_at)
         SELECT ${id}, ${ctx.actor.userId}, ${input.target_block_id}, ${input.source_property_id},
           ${new Date(series.start).toISOString()}, ${new Date(timing.remindAt).toISOString()}, ${dueOffset}, ${timezone},
           ${input.channel ?? "push"}, ${ruleJson(rule)}, ${JSON.stringify(metadata)}, ${scheduleId}, ${timing.status},
@@ -134,12 +134,45 @@ export async function createReminder(
           series_start = excluded.series_start, due_offset_ms = excluded.due_offset_ms, timezone = excluded.timezone,
           channel = excluded.channel, recurrence_rule = excluded.recurrence_rule, metadata = excluded.metadata,
           version = reminders.version + 1, updated_at = excluded.updated_at
-        RETURNING *`,
+        RETURNING *`;
+  return { id, statement };
+}
+
+/**
+ * After a reminder upsert committed: hands its next firing to the caller's queue and presents it.
+ * For upserts run in someone else's batch, which cannot return the row, it is read by id.
+ */
+export async function afterReminderWrite(ctx: UserContext, written: ReminderRecord | string): Promise<Reminder> {
+  const record =
+    typeof written === "string"
+      ? await ctx.db.get<ReminderRecord | undefined>(
+          sql`SELECT * FROM reminders WHERE id = ${written} AND user_id = ${ctx.actor.userId}`,
+        )
+      : written;
+  if (!record) throw reminderNotFound(typeof written === "string" ? written : "");
+  await queueNext(ctx, record);
+  return presentReminder(record);
+}
+
+/**
+ * Creates a reminder, or, when the caller already has one with the same `metadata.schedule_id`
+ * (in any state), updates that one (`created` false). One statement decides which, so two racing
+ * creates never make two reminders. An update that leaves the schedule as it was (same start,
+ * zone and rule) keeps the reminder's state: re-sending a date property's reminders neither fires
+ * them again nor brings back one that was dismissed; a changed schedule re-arms it.
+ */
+export async function createReminder(
+  ctx: UserContext,
+  input: CreateReminderInput,
+): Promise<{ reminder: Reminder; created: boolean }> {
+  const upsert = reminderUpsert(ctx, input);
+  const [states, rows] = await batchAll<[TargetState, ReminderRecord]>(ctx.db, [
+    targetState(ctx, input.target_block_id, input.source_property_id),
+    upsert.statement,
   ]);
   const record = rows[0];
   if (!record) explainTarget(states[0], input.target_block_id, input.source_property_id);
-  await queueNext(ctx, record);
-  return { reminder: presentReminder(record), created: record.id === id };
+  return { reminder: await afterReminderWrite(ctx, record), created: record.id === upsert.id };
 }
 
 export interface ReminderFilters {
