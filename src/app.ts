@@ -26,8 +26,10 @@ import { pagesRouter } from "./routes/pages/pages.index";
 import { paymentsRouter } from "./routes/payments/payments.index";
 import { pushSubscriptionsRouter } from "./routes/push-subscriptions/push-subscriptions.index";
 import { remindersRouter } from "./routes/reminders/reminders.index";
+import { settingsRouter } from "./routes/settings/settings.index";
 import { syncedBlocksRouter } from "./routes/synced-blocks/synced-blocks.index";
 import { systemRouter } from "./routes/system/system.index";
+import { tasksRouter } from "./routes/tasks/tasks.index";
 import { transcriptionRouter } from "./routes/transcription/transcription.index";
 
 /** The table a D1 error (or the query error wrapping it) says does not exist. */
@@ -112,6 +114,8 @@ export function createApp() {
   app.route("/", pushSubscriptionsRouter);
   app.route("/", remindersRouter);
   app.route("/", notificationsRouter);
+  app.route("/", settingsRouter);
+  app.route("/", tasksRouter);
   registerDocumentation(app);
 
   app.notFound((c) => {

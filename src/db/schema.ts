@@ -437,3 +437,27 @@ export const pushDeliveries = sqliteTable(
     index("push_deliveries_due_idx").on(table.nextAttemptAt).where(sql`state = 'pending'`),
   ],
 );
+
+/**
+ * A user's workspace settings, one row per user, made by the first write that needs it.
+ * Unset fields fall back to the server's configuration (TASK_CAPTURE_PROVIDER/MODEL) or defaults.
+ */
+export const userSettings = sqliteTable("user_settings", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  /** Quick-task capture: the provider of the parsing model, overriding TASK_CAPTURE_PROVIDER. */
+  quickTaskProvider: text("quick_task_provider"),
+  /** Quick-task capture: the parsing model, overriding TASK_CAPTURE_MODEL. */
+  quickTaskModel: text("quick_task_model"),
+  /** Where quick tasks go when a request names no database (not a foreign key: a deleted database falls back). */
+  quickTaskDatabaseId: text("quick_task_database_id"),
+  /** Requests to the preview route marked `preview=1` create at once. */
+  quickTaskSkipPreview: integer("quick_task_skip_preview", { mode: "boolean" }).notNull().default(false),
+  /**
+   * The user's built-in Tasks database, once installed: recorded in the batch that installs it,
+   * and the guard of that batch, so racing first creates install it once.
+   */
+  tasksDatabaseId: text("tasks_database_id"),
+  updatedAt: text("updated_at").notNull().default(nowIso),
+});

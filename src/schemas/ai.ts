@@ -5,7 +5,7 @@ import { AI_PROVIDERS } from "../services/ai/types";
 // and the five legacy paths (`/api/ai/<provider>`).
 
 /** Model names as providers spell them: `gpt-4o-mini`, `claude-sonnet-4-5`, `models/gemini-2.5-flash`, `llama3.2:3b`, `hf.co/org/model:Q4_K_M`. */
-const MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
+export const MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$/;
 /** A provider key: visible ASCII only (it goes into an HTTP header), at most 512 characters. */
 const API_KEY_PATTERN = /^[\x21-\x7E]+$/;
 

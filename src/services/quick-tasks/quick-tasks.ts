@@ -1,0 +1,253 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { UserContext } from "../../lib/context";
+import { newId } from "../../lib/ids";
+import { retryWhileStale } from "../../lib/stale";
+import type { QuickTaskCreated, QuickTaskPreview, QuickTaskTargetDatabase } from "../../schemas/quick-tasks";
+import { StructuredOutputError } from "../ai/structured-output";
+import { createTypedBlock } from "../block-writes/writes";
+import { presentPage } from "../pages/pages";
+import { afterReminderWrite, type ReminderUpsert, reminderUpsert } from "../reminders/reminders";
+import { readSettings, type SettingsRecord } from "../settings/settings";
+import { parseQuickTaskLocally, type QuickTaskParse } from "./local-parser";
+import { parseQuickTaskWithModel } from "./model-parser";
+import { chooseModelParser } from "./parser-config";
+import { mapTaskProperties, type PropertyMapping, taskWrite } from "./task-values";
+import {
+  findTaskDatabase,
+  installTasksDatabase,
+  requireTaskDatabase,
+  TASKS_DATABASE_TITLE,
+  type TaskDatabase,
+  templateProperties,
+} from "./tasks-database";
+
+// Quick-task capture: one line of text parsed (by the configured structured-output model, else
+// locally), the target database resolved (the request's, the saved default, else the user's
+// built-in Tasks database), and for a create the row written to that database's own property
+// ids with its reminder record in the same atomic batch.
+
+export interface QuickTaskInput {
+  text: string;
+  timezone: string;
+  reference_at?: string;
+  database_id?: string;
+}
+
+export type TargetSource = QuickTaskTargetDatabase["source"];
+export type QuickTaskOutcome = QuickTaskPreview | QuickTaskCreated;
+
+interface ParseOutcome {
+  parse: QuickTaskParse;
+  parser: "model" | "local";
+  fallbackReason: string | null;
+}
+
+/** The model parser when one is configured and answers well in time; the local parser otherwise. */
+async function parseText(
+  ctx: UserContext,
+  settings: SettingsRecord | undefined,
+  input: QuickTaskInput,
+  referenceAt: Date,
+): Promise<ParseOutcome> {
+  const choice = chooseModelParser(ctx, {
+    provider: settings?.quick_task_provider ?? null,
+    model: settings?.quick_task_model ?? null,
+  });
+  let fallbackReason = choice.ready ? null : choice.reason;
+  if (choice.ready) {
+    try {
+      const parse = await parseQuickTaskWithModel(
+        ctx,
+        choice.target,
+        choice.model,
+        { text: input.text, timeZone: input.timezone, referenceAt },
+        { timeoutMs: choice.timeoutMs },
+      );
+      return { parse, parser: "model", fallbackReason: null };
+    } catch (error) {
+      if (!(error instanceof StructuredOutputError)) throw error;
+      fallbackReason = `${choice.provider} (${choice.model}) ${error.reason}: ${error.message}`;
+      console.warn(
+        JSON.stringify({
+          message: "Quick-task model parser failed; the local parser answered",
+          requestId: ctx.requestId,
+          provider: choice.provider,
+          model: choice.model,
+          reason: error.reason,
+        }),
+      );
+    }
+  }
+  return { parse: parseQuickTaskLocally(input.text, input.timezone, referenceAt), parser: "local", fallbackReason };
+}
+
+interface ResolvedTarget {
+  /** Undefined only in a preview before the built-in Tasks database is installed. */
+  database: TaskDatabase | undefined;
+  source: TargetSource;
+  installed: boolean;
+  note: string | null;
+}
+
+/**
+ * The database a task goes to: the request's `database_id` (404 when the caller cannot use it),
+ * else the saved quickTaskDatabaseId while it is usable, else the built-in Tasks database,
+ * installed here when `install` (a create) and there is none.
+ */
+async function resolveTarget(
+  ctx: UserContext,
+  settings: SettingsRecord | undefined,
+  requested: string | undefined,
+  install: boolean,
+): Promise<ResolvedTarget> {
+  if (requested)
+    return { database: await requireTaskDatabase(ctx, requested), source: "request", installed: false, note: null };
+  let note: string | null = null;
+  const saved = settings?.quick_task_database_id;
+  if (saved) {
+    const database = await findTaskDatabase(ctx, saved);
+    if (database) return { database, source: "settings", installed: false, note: null };
+    note = `The saved quickTaskDatabaseId (${saved}) is no longer a database you can use (deleted, archived or in the trash): the built-in Tasks database is used`;
+  }
+  const template = settings?.tasks_database_id ? await findTaskDatabase(ctx, settings.tasks_database_id) : undefined;
+  if (template || !install) return { database: template, source: "template", installed: false, note };
+  const { database, installed } = await retryWhileStale("Tasks database", () => installTasksDatabase(ctx));
+  return { database, source: "template", installed, note };
+}
+
+function targetView(target: ResolvedTarget, mapping: PropertyMapping, placeholder: boolean): QuickTaskTargetDatabase {
+  const property_mapping = placeholder
+    ? (Object.fromEntries(
+        Object.entries(mapping).map(([field, mapped]) => [field, mapped ? { ...mapped, id: null } : null]),
+      ) as PropertyMapping)
+    : mapping;
+  return {
+    id: target.database?.id ?? null,
+    title: target.database?.title ?? TASKS_DATABASE_TITLE,
+    source: target.source,
+    installed: target.installed,
+    property_mapping,
+    note: target.note,
+  };
+}
+
+/** In SQL: the database still has this date property (the reminder's source). */
+const dueStillDate = (databaseId: string, propertyId: string): SQL =>
+  sql`EXISTS (SELECT 1 FROM database_properties dp WHERE dp.database_id = ${databaseId} AND dp.id = ${propertyId}
+    AND dp.type = 'date')`;
+
+/** Four-digit years: beyond 9999 ISO text is written `+010000-...`, which no date value takes. */
+const ISO_YEAR = /^\d{4}-/;
+
+/**
+ * A parse made fit to write: a title that was all date and priority ("tomorrow 9am!!") is the
+ * text before its notes; a due date beyond year 9999 is left out, as an ambiguity.
+ */
+function sensibleParse(parse: QuickTaskParse, text: string): QuickTaskParse {
+  let result = parse;
+  if (!result.title.trim()) {
+    const notesAt = result.notes ? text.lastIndexOf(result.notes) : -1;
+    const beforeNotes = notesAt > 0 ? text.slice(0, notesAt).replace(/[\s\-—:]+$/, "") : text;
+    result = { ...result, title: beforeNotes.trim() || text.trim() };
+  }
+  const due = result.due_at ?? result.due_date;
+  if (due && !ISO_YEAR.test(due)) {
+    result = {
+      ...result,
+      due_at: null,
+      due_date: null,
+      all_day: false,
+      ambiguities: [
+        ...result.ambiguities,
+        { field: "due", text: `${due} is beyond the year 9999: left out`, alternatives: [] },
+      ],
+    };
+  }
+  return result;
+}
+
+/** Reads a request's reference instant (default now). */
+const referenceOf = (ctx: UserContext, input: QuickTaskInput): Date =>
+  input.reference_at ? new Date(input.reference_at) : ctx.now();
+
+/**
+ * Parses and, when `create`, writes the task. A preview writes nothing (not even the built-in
+ * Tasks database: its mapping is shown with null ids). `preview=1` on the preview route with the
+ * user's quickTaskSkipPreview set creates instead (`skipped_preview`).
+ */
+export async function captureQuickTask(
+  ctx: UserContext,
+  input: QuickTaskInput,
+  mode: { create: boolean } | { previewMarked: boolean },
+): Promise<QuickTaskOutcome> {
+  const settings = await readSettings(ctx);
+  const skippedPreview = "previewMarked" in mode && mode.previewMarked && settings?.quick_task_skip_preview === 1;
+  const create = ("create" in mode && mode.create) || skippedPreview;
+  const referenceAt = referenceOf(ctx, input);
+  // The target first: a database the caller cannot use is a 404 before any model is paid for.
+  const target = await resolveTarget(ctx, settings, input.database_id, create);
+  const parsed = await parseText(ctx, settings, input, referenceAt);
+  const { parser, fallbackReason } = parsed;
+  const parse = sensibleParse(parsed.parse, input.text);
+  const properties = target.database?.schema.properties ?? templateProperties();
+  const mapping = mapTaskProperties(properties);
+  const scheduleId = `quick_task_${newId()}`;
+  // A reminder's source property must be a schema record: an older inline schema has none.
+  const write = taskWrite(parse, properties, mapping, input.timezone, scheduleId, {
+    remindersAllowed: !target.database?.schema.legacy,
+  });
+  const outcome: QuickTaskPreview = {
+    parse: { ...parse, ambiguities: [...parse.ambiguities, ...write.ambiguities] },
+    parser,
+    parser_fallback_reason: fallbackReason,
+    target_database: targetView(target, mapping, !target.database),
+    created: false,
+    skipped_preview: false,
+  };
+  if (!create || !target.database) return outcome;
+
+  const database = target.database;
+  const rowId = newId();
+  let upsert: ReminderUpsert | undefined;
+  if (write.reminder && mapping.due?.id) {
+    upsert = reminderUpsert(ctx, {
+      target_block_id: rowId,
+      source_property_id: mapping.due.id,
+      remind_at: write.reminder.remindAt,
+      due_at: write.reminder.dueAt,
+      timezone: input.timezone,
+      channel: "push",
+      metadata: {
+        version: 1,
+        source: "database_date_property",
+        schedule_id: write.reminder.scheduleId,
+        reminder_offset: write.reminder.offset,
+        ...(write.reminder.time ? { reminder_time: write.reminder.time } : {}),
+      },
+    });
+  }
+  const { block, schema } = await createTypedBlock(
+    ctx,
+    {
+      id: rowId,
+      type: "database_row",
+      properties: write.properties,
+      parentId: null,
+      databaseId: database.id,
+      teamspaceId: null,
+      content: write.content,
+    },
+    {
+      alsoInBatch: () => (upsert ? [upsert.statement] : []),
+      // The reminder lands with the row or neither does: its date property must still be there.
+      guard: upsert && mapping.due?.id ? dueStillDate(database.id, mapping.due.id) : undefined,
+    },
+  );
+  return {
+    ...outcome,
+    created: true as const,
+    skipped_preview: skippedPreview,
+    task: await presentPage(ctx, block, schema),
+    reminder: upsert ? await afterReminderWrite(ctx, upsert.id) : null,
+  };
+}

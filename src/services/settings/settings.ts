@@ -1,0 +1,99 @@
+import { type SQL, sql } from "drizzle-orm";
+import { batchAll } from "../../db/batch";
+import type { UserContext } from "../../lib/context";
+import { badRequest, notFound, unauthorized } from "../../lib/errors";
+import type { Settings, UpdateSettingsInput } from "../../schemas/settings";
+import { NAMED_PROVIDERS } from "../ai/types";
+import { isActive, visibleTo } from "../blocks/visibility";
+import { chooseModelParser } from "../quick-tasks/parser-config";
+
+// A user's workspace settings: one `user_settings` row, made by the first write. Reads of a
+// user who never wrote any answer the defaults. A write is one upsert whose WHERE carries its
+// checks (the database visible, the user still there), so nothing is checked apart from the write.
+
+/** A `user_settings` row as D1 returns it. */
+export interface SettingsRecord {
+  user_id: string;
+  quick_task_provider: string | null;
+  quick_task_model: string | null;
+  quick_task_database_id: string | null;
+  quick_task_skip_preview: number;
+  tasks_database_id: string | null;
+  updated_at: string;
+}
+
+export const readSettings = (ctx: UserContext): Promise<SettingsRecord | undefined> =>
+  ctx.db.get<SettingsRecord | undefined>(sql`SELECT * FROM user_settings WHERE user_id = ${ctx.actor.userId}`);
+
+export function presentSettings(ctx: UserContext, record: SettingsRecord | undefined): Settings {
+  const provider = (record?.quick_task_provider ?? null) as Settings["quickTaskProvider"];
+  const model = record?.quick_task_model ?? null;
+  const choice = chooseModelParser(ctx, { provider, model });
+  return {
+    quickTaskProvider: provider,
+    quickTaskModel: model,
+    quickTaskDatabaseId: record?.quick_task_database_id ?? null,
+    quickTaskSkipPreview: record?.quick_task_skip_preview === 1,
+    quickTaskTemplateDatabaseId: record?.tasks_database_id ?? null,
+    quickTaskParser: {
+      provider: choice.provider,
+      model: choice.model,
+      ready: choice.ready,
+      reason: choice.ready ? null : choice.reason,
+    },
+    updatedAt: record?.updated_at ?? null,
+  };
+}
+
+export const getSettings = async (ctx: UserContext): Promise<Settings> => presentSettings(ctx, await readSettings(ctx));
+
+/** The providers a user may choose: the five named ones, and a compatible server where one is configured. */
+export function selectableProviders(ctx: UserContext): string[] {
+  const compatible = ctx.env.OPENAI_COMPATIBLE_BASE_URL?.trim() ? ["openai-compatible"] : [];
+  return [...NAMED_PROVIDERS, ...compatible];
+}
+
+/** True in SQL when `id` is a database the caller can see, neither archived nor in the trash. */
+export const usableDatabase = (ctx: UserContext, id: string, alias = "db"): SQL =>
+  sql`EXISTS (SELECT 1 FROM blocks ${sql.raw(alias)} WHERE ${sql.raw(alias)}.id = ${id}
+    AND ${sql.raw(alias)}.type = 'database' AND ${visibleTo(ctx.actor, alias)} AND ${isActive(alias)})`;
+
+/** Changes the given settings; null clears a field. 404 for a database the caller cannot use. */
+export async function updateSettings(ctx: UserContext, input: UpdateSettingsInput): Promise<Settings> {
+  if (input.quickTaskProvider && !selectableProviders(ctx).includes(input.quickTaskProvider)) {
+    throw badRequest(`quickTaskProvider '${input.quickTaskProvider}' is not configured on this server`, {
+      field: "quickTaskProvider",
+      allowed: selectableProviders(ctx),
+    });
+  }
+  const timestamp = ctx.now().toISOString();
+  const userId = ctx.actor.userId;
+  const given = <K extends keyof UpdateSettingsInput>(key: K) => input[key] !== undefined;
+  const assignments: SQL[] = [sql`updated_at = excluded.updated_at`];
+  if (given("quickTaskProvider")) assignments.push(sql`quick_task_provider = excluded.quick_task_provider`);
+  if (given("quickTaskModel")) assignments.push(sql`quick_task_model = excluded.quick_task_model`);
+  else if (given("quickTaskProvider")) {
+    // A model name means nothing to another provider: a new provider without a model clears it.
+    assignments.push(sql`quick_task_model = CASE WHEN user_settings.quick_task_provider IS excluded.quick_task_provider
+      THEN user_settings.quick_task_model END`);
+  }
+  if (given("quickTaskDatabaseId")) assignments.push(sql`quick_task_database_id = excluded.quick_task_database_id`);
+  if (given("quickTaskSkipPreview")) assignments.push(sql`quick_task_skip_preview = excluded.quick_task_skip_preview`);
+  const databaseId = input.quickTaskDatabaseId ?? null;
+  const callerExists = sql`EXISTS (SELECT 1 FROM users WHERE id = ${userId})`;
+  const [states, rows] = await batchAll<[{ caller_exists: number; database_ok: number }, SettingsRecord]>(ctx.db, [
+    sql`SELECT ${callerExists} AS caller_exists,
+      ${databaseId === null ? sql`1` : usableDatabase(ctx, databaseId)} AS database_ok`,
+    sql`INSERT INTO user_settings (user_id, quick_task_provider, quick_task_model, quick_task_database_id,
+          quick_task_skip_preview, updated_at)
+        SELECT ${userId}, ${input.quickTaskProvider ?? null}, ${input.quickTaskModel ?? null}, ${databaseId},
+          ${input.quickTaskSkipPreview ? 1 : 0}, ${timestamp}
+        WHERE ${callerExists} AND ${databaseId === null ? sql`1` : usableDatabase(ctx, databaseId)}
+        ON CONFLICT (user_id) DO UPDATE SET ${sql.join(assignments, sql`, `)}
+        RETURNING *`,
+  ]);
+  const record = rows[0];
+  if (record) return presentSettings(ctx, record);
+  if (!states[0]?.caller_exists) throw unauthorized("The signed-in user no longer exists");
+  throw notFound("Database not found", { field: "quickTaskDatabaseId", database_id: databaseId });
+}
