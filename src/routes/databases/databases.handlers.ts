@@ -52,7 +52,9 @@ export const queryRows: Handler<"queryRows"> = async (c) => {
     ...window,
     filters: body.filters ?? [],
     sorts: body.sorts ?? [],
+    cursor: body.cursor,
   });
   setPaginationHeaders(c, page, window);
+  if (page.nextCursor) c.header("X-Next-Cursor", page.nextCursor);
   return c.json(page.items, 200);
 };

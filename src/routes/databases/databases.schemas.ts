@@ -68,6 +68,11 @@ export const QueryRowsBody = PaginationBody.extend({
       "All must match. select/status: equals, not_equals (option name or id, exact). multi_select: contains, not_contains (exact option id or name, never a substring). date, created_time, last_edited_time: equals (same day), before, after, on_or_before, on_or_after (ISO date or date-time; date-only bounds are whole days). checkbox: equals (boolean). number: equals, not_equals, greater_than, less_than. text-like: equals, not_equals, contains, not_contains (case-insensitive). Most types: is_empty, is_not_empty.",
   }),
   sorts: z.array(RowSortSchema).max(10).default([]).openapi({ description: "Applied in order, then by row position" }),
+  cursor: z.string().min(1).max(2000).optional().openapi({
+    description:
+      "The X-Next-Cursor of the previous page of the same query (same filters and sorts): the page after it, at the cost of the first. Not together with a non-zero offset",
+    example: "eyJxIjoiMWs3ZjJhIiwiayI6WzAsNDIsNjFdfQ",
+  }),
 })
   .strict()
   .openapi("QueryRowsRequest", {

@@ -2,13 +2,23 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import type { Page, PageWindow } from "../../lib/pagination";
 import type { FilterOperator, Row, RowFilter, RowSort } from "../../schemas/databases";
 import type { BlockRecord } from "../blocks/record";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { IsoDateOrDateTime } from "./date-value";
 import { propertyPathSql } from "./property-path";
 import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
+import {
+  decodeRowCursor,
+  encodeRowCursor,
+  indexedValues,
+  indexServes,
+  type KeyValue,
+  segmentsAfter,
+  walkFor,
+  walkOrder,
+} from "./row-index";
 import { resolvePropertyKey } from "./row-values";
 import { presentRow } from "./rows";
 
@@ -31,6 +41,14 @@ const OPERATORS_BY_TYPE: Record<string, readonly FilterOperator[]> = {
   created_by: ["equals", "not_equals"],
   last_edited_by: ["equals", "not_equals"],
 };
+
+/** Types whose values come from the row's own columns (no JSON, no index entries). */
+const COMPUTED_TYPES: ReadonlySet<PropertyType> = new Set([
+  "created_time",
+  "last_edited_time",
+  "created_by",
+  "last_edited_by",
+]);
 
 /** The SQL value of a property on row `b`, in a form that compares and sorts naturally. */
 function valueExpression(property: PropertyDefinition): SQL {
@@ -73,7 +91,36 @@ function optionId(property: PropertyDefinition, value: unknown): string {
   return option.id;
 }
 
-function filterCondition(schema: DatabaseSchema, filter: RowFilter, index: number, location = "filters"): SQL {
+/**
+ * Where a filter reads a property's value: the row's JSON (`jsonValues`), or the row-value index
+ * (`indexedValues`, services/databases/row-index.ts), whose entries hold the same values.
+ */
+export interface ValueSource {
+  /** The value compared, for a condition that `wrap` makes about one row. */
+  value(property: PropertyDefinition): SQL;
+  /** Makes a condition on `value(property)` a condition on the row `b`. */
+  wrap(property: PropertyDefinition, condition: SQL): SQL;
+  /** The row's multi-select holds the option (an exact id). */
+  multiContains(property: PropertyDefinition, optionId: string): SQL;
+  /** The row's multi-select holds no option. */
+  multiEmpty(property: PropertyDefinition): SQL;
+}
+
+export const jsonValues: ValueSource = {
+  value: valueExpression,
+  wrap: (_property, condition) => condition,
+  multiContains: (property, id) => sql`EXISTS (SELECT 1 FROM json_each(b.properties, ${propertyPathSql(property.id)}) e
+        WHERE CASE e.type WHEN 'object' THEN e.value ->> '$.id' WHEN 'text' THEN e.value END = ${id})`,
+  multiEmpty: (property) => sql`coalesce(json_array_length(b.properties, ${propertyPathSql(property.id)}), 0) = 0`,
+};
+
+function filterCondition(
+  schema: DatabaseSchema,
+  filter: RowFilter,
+  index: number,
+  location = "filters",
+  source: ValueSource = jsonValues,
+): SQL {
   const property = resolvePropertyKey(schema, filter.property);
   if (!property) {
     throw badRequest("Filter names an unknown property", {
@@ -89,7 +136,10 @@ function filterCondition(schema: DatabaseSchema, filter: RowFilter, index: numbe
       allowed,
     });
   }
-  const value = valueExpression(property);
+  const computed = COMPUTED_TYPES.has(property.type);
+  const from = computed ? jsonValues : source;
+  const value = from.value(property);
+  const about = (condition: SQL) => from.wrap(property, condition);
   const needs = (check: (v: unknown) => boolean, expected: string) => {
     if (!check(filter.value)) {
       throw badRequest(`Filter value must be ${expected}`, {
@@ -100,39 +150,33 @@ function filterCondition(schema: DatabaseSchema, filter: RowFilter, index: numbe
     return filter.value;
   };
   const isString = (v: unknown) => typeof v === "string";
-  const path = propertyPathSql(property.id);
 
   if (filter.operator === "is_empty" || filter.operator === "is_not_empty") {
     const empty =
-      property.type === "multi_select"
-        ? sql`coalesce(json_array_length(b.properties, ${path}), 0) = 0`
-        : sql`(${value} IS NULL OR ${value} = '')`;
+      property.type === "multi_select" ? from.multiEmpty(property) : about(sql`(${value} IS NULL OR ${value} = '')`);
     return filter.operator === "is_empty" ? empty : sql`NOT ${empty}`;
   }
   switch (property.type) {
     case "select":
     case "status": {
       const id = optionId(property, filter.value);
-      return filter.operator === "equals" ? sql`${value} = ${id}` : sql`${value} IS NOT ${id}`;
+      return about(filter.operator === "equals" ? sql`${value} = ${id}` : sql`${value} IS NOT ${id}`);
     }
     case "multi_select": {
-      // Exact canonical option ids only, never substrings.
-      const id = optionId(property, filter.value);
-      // Stored options are {id, name, color}; older rows may hold bare names (legacy option ids).
-      const contains = sql`EXISTS (SELECT 1 FROM json_each(b.properties, ${path}) e
-        WHERE CASE e.type WHEN 'object' THEN e.value ->> '$.id' WHEN 'text' THEN e.value END = ${id})`;
+      // Exact canonical option ids only, never substrings; older rows may hold bare names (legacy option ids).
+      const contains = from.multiContains(property, optionId(property, filter.value));
       return filter.operator === "contains" ? contains : sql`NOT ${contains}`;
     }
     case "checkbox": {
       const wanted = needs((v) => typeof v === "boolean", "true or false");
-      return wanted ? sql`${value} = 1` : sql`coalesce(${value}, 0) = 0`;
+      return about(wanted ? sql`${value} = 1` : sql`coalesce(${value}, 0) = 0`);
     }
     case "number": {
       const wanted = needs((v) => typeof v === "number" && Number.isFinite(v), "a number") as number;
       const op = { equals: "=", not_equals: "<>", greater_than: ">", less_than: "<" }[
         filter.operator as "equals" | "not_equals" | "greater_than" | "less_than"
       ];
-      return sql`${value} ${sql.raw(op)} ${wanted}`;
+      return about(sql`${value} ${sql.raw(op)} ${wanted}`);
     }
     case "date":
     case "created_time":
@@ -148,28 +192,28 @@ function filterCondition(schema: DatabaseSchema, filter: RowFilter, index: numbe
         dateOnly ? sql`${dayOf} ${sql.raw(op)} ${day}` : sql`${instant} ${sql.raw(op)} julianday(${wanted})`;
       switch (filter.operator) {
         case "equals":
-          return sql`${dayOf} = ${day}`;
+          return about(sql`${dayOf} = ${day}`);
         case "before":
-          return compare("<");
+          return about(compare("<"));
         case "after":
-          return compare(">");
+          return about(compare(">"));
         case "on_or_before":
-          return compare("<=");
+          return about(compare("<="));
         default:
-          return compare(">=");
+          return about(compare(">="));
       }
     }
     default: {
       const wanted = needs(isString, "a string") as string;
       switch (filter.operator) {
         case "equals":
-          return sql`${value} = ${wanted}`;
+          return about(sql`${value} = ${wanted}`);
         case "not_equals":
-          return sql`${value} IS NOT ${wanted}`;
+          return about(sql`${value} IS NOT ${wanted}`);
         case "contains":
-          return sql`instr(lower(${value}), lower(${wanted})) > 0`;
+          return about(sql`instr(lower(${value}), lower(${wanted})) > 0`);
         default:
-          return sql`coalesce(instr(lower(${value}), lower(${wanted})), 0) = 0`;
+          return about(sql`coalesce(instr(lower(${value}), lower(${wanted})), 0) = 0`);
       }
     }
   }
@@ -220,24 +264,126 @@ function sortExpression(schema: DatabaseSchema, sort: RowSort, index: number, lo
 export interface RowQuery extends PageWindow {
   filters: RowFilter[];
   sorts: RowSort[];
+  /** An `X-Next-Cursor` of the same query: the page after it (instead of `offset`). */
+  cursor?: string;
 }
 
+/** A page of rows, and the cursor of the page after it (null on the last page). */
+export interface RowPage extends Page<Row> {
+  nextCursor: string | null;
+}
+
+/**
+ * Totals of a row query are counted up to this many (X-Total-Count is left out beyond): a count
+ * reads every match it counts, so a bound keeps a query at 100,000 rows as cheap as at 1,000.
+ * Cursors walk the rest.
+ */
+export const ROW_COUNT_CAP = 1_000;
+
 /** The WHERE clause of a row query: the database's active visible rows matching every filter (AND). */
-function rowConditions(ctx: UserContext, schema: DatabaseSchema, filters: RowFilter[]): SQL {
+function rowConditions(
+  ctx: UserContext,
+  schema: DatabaseSchema,
+  filters: RowFilter[],
+  source: ValueSource = jsonValues,
+): SQL {
   return sql.join(
     [
       sql`b.database_id = ${schema.databaseId}`,
       sql`b.type = 'database_row'`,
       visibleTo(ctx.actor),
       isActive(),
-      ...filters.map((filter, index) => filterCondition(schema, filter, index)),
+      ...filters.map((filter, index) => filterCondition(schema, filter, index, "filters", source)),
     ],
     sql` AND `,
   );
 }
 
-/** One page of a database's active visible rows matching every filter (AND), with the total. */
-export async function queryRows(ctx: UserContext, schema: DatabaseSchema, query: RowQuery): Promise<Page<Row>> {
+const cappedRowCount = (rows: SQL): SQL =>
+  sql`SELECT count(*) AS total FROM (SELECT 1 FROM blocks b WHERE ${rows} LIMIT ${ROW_COUNT_CAP + 1})`;
+
+const totalOf = (counts: { total: number }[]): number | null => {
+  const total = counts[0]?.total ?? 0;
+  return total > ROW_COUNT_CAP ? null : total;
+};
+
+/**
+ * One page of a database's active visible rows matching every filter (AND), sorted by `sorts`
+ * then by position, with the total (up to ROW_COUNT_CAP) and the next page's cursor. Served by
+ * the row-value index when it can be (row-index.ts), else by reading the rows' JSON.
+ */
+export async function queryRows(ctx: UserContext, schema: DatabaseSchema, query: RowQuery): Promise<RowPage> {
+  if (query.cursor !== undefined && query.offset > 0) {
+    throw badRequest("Give either cursor or offset, not both", { parameters: ["cursor", "offset"] });
+  }
+  const position = query.cursor
+    ? decodeRowCursor(query.cursor, schema.databaseId, query.filters, query.sorts)
+    : undefined;
+  if (indexServes(schema, query.filters, query.sorts)) {
+    if (position && "offset" in position) throw badRequest("cursor belongs to another query", { parameter: "cursor" });
+    return indexedPage(ctx, schema, query, position?.keys);
+  }
+  if (position && "keys" in position) throw badRequest("cursor belongs to another query", { parameter: "cursor" });
+  return jsonPage(ctx, schema, { ...query, offset: position?.offset ?? query.offset });
+}
+
+/** Beyond this many bound values a cursor's seeks are written as one condition (D1 binds at most 100). */
+const SEGMENTED_PARAMETER_BUDGET = 80;
+
+async function indexedPage(
+  ctx: UserContext,
+  schema: DatabaseSchema,
+  query: RowQuery,
+  after: KeyValue[] | undefined,
+): Promise<RowPage> {
+  const walk = walkFor(schema, query.sorts[0]);
+  const rows = rowConditions(ctx, schema, query.filters, indexedValues);
+  const where = walk.where ? sql`${walk.where} AND ${rows}` : rows;
+  const select = sql`SELECT b.*, ${walk.keyColumns}`;
+  const order = walkOrder(walk);
+  const fetch = query.limit + 1;
+  let page: SQL;
+  if (!after) {
+    page = sql`${select} ${walk.from} WHERE ${where} ORDER BY ${order} LIMIT ${fetch} OFFSET ${query.offset}`;
+  } else {
+    const segments = segmentsAfter(walk, after);
+    if (segments.length === 0) {
+      page = sql`${select} ${walk.from} WHERE 0`;
+    } else if (segments.length * (query.filters.length * 2 + 8) <= SEGMENTED_PARAMETER_BUDGET) {
+      // One seek per segment, in order; the outer LIMIT stops at the first page's worth.
+      const parts = segments.map(
+        (segment) =>
+          sql`SELECT * FROM (${select} ${walk.from} WHERE ${where} AND ${segment} ORDER BY ${order} LIMIT ${fetch})`,
+      );
+      page = sql`${sql.join(parts, sql` UNION ALL `)} LIMIT ${fetch}`;
+    } else {
+      const afterCursor = sql.join(
+        segments.map((segment) => sql`(${segment})`),
+        sql` OR `,
+      );
+      page = sql`${select} ${walk.from} WHERE ${where} AND (${afterCursor}) ORDER BY ${order} LIMIT ${fetch}`;
+    }
+  }
+  const [records, counts] = await batchAll<[BlockRecord & Record<string, unknown>, { total: number }]>(ctx.db, [
+    page,
+    cappedRowCount(rows),
+  ]);
+  const items = records.slice(0, query.limit);
+  const hasMore = records.length > query.limit;
+  const last = items.at(-1);
+  return {
+    items: items.map((record) => presentRow(schema, record)),
+    total: totalOf(counts),
+    hasMore,
+    nextCursor:
+      hasMore && last
+        ? encodeRowCursor(schema.databaseId, query.filters, query.sorts, { keys: walk.valuesOf(last) })
+        : null,
+  };
+}
+
+/** A query the index cannot serve (an older inline schema, several sorts): the rows' JSON, by offset. */
+async function jsonPage(ctx: UserContext, schema: DatabaseSchema, query: RowQuery): Promise<RowPage> {
   const order = sql.join(
     [
       ...query.sorts.map((sort, index) => sortExpression(schema, sort, index)),
@@ -246,12 +392,20 @@ export async function queryRows(ctx: UserContext, schema: DatabaseSchema, query:
     ],
     sql`, `,
   );
-  const from = sql`FROM blocks b WHERE ${rowConditions(ctx, schema, query.filters)}`;
-  const [records, counts] = await batchAll<[BlockRecord, { total: number }]>(
-    ctx.db,
-    listingQueries(sql`SELECT b.*`, from, order, query),
-  );
-  return readPage(records, counts, query, (record) => presentRow(schema, record));
+  const rows = rowConditions(ctx, schema, query.filters);
+  const [records, counts] = await batchAll<[BlockRecord, { total: number }]>(ctx.db, [
+    sql`SELECT b.* FROM blocks b WHERE ${rows} ORDER BY ${order} LIMIT ${query.limit + 1} OFFSET ${query.offset}`,
+    cappedRowCount(rows),
+  ]);
+  const hasMore = records.length > query.limit;
+  return {
+    items: records.slice(0, query.limit).map((record) => presentRow(schema, record)),
+    total: totalOf(counts),
+    hasMore,
+    nextCursor: hasMore
+      ? encodeRowCursor(schema.databaseId, query.filters, query.sorts, { offset: query.offset + query.limit })
+      : null,
+  };
 }
 
 /** Rows one read of `allRows` fetches. */

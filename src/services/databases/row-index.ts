@@ -1,0 +1,226 @@
+import { type SQL, sql } from "drizzle-orm";
+import { z } from "zod";
+import { badRequest } from "../../lib/errors";
+import type { RowFilter, RowSort } from "../../schemas/databases";
+import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
+import { resolvePropertyKey } from "./row-values";
+
+// The row-value index (`row_values`, migrations/0012_row_values.sql, kept by triggers): what a row
+// query reads instead of every row's JSON. A sorted query walks the sort property's entries in
+// index order and probes each row's filter entries by key; an unsorted one walks the rows in
+// their default order (blocks_database_order_idx) with the same probes. Either way a page reads
+// about `limit / selectivity` entries, whatever the database's size. Keyset cursors continue a
+// walk from where the last page stopped, so page 2,000 costs what page 1 costs.
+
+/** Property types with index entries. Computed types (timestamps, users) read the row's columns. */
+export const INDEXED_TYPES: ReadonlySet<PropertyType> = new Set([
+  "title",
+  "text",
+  "url",
+  "email",
+  "phone_number",
+  "number",
+  "checkbox",
+  "select",
+  "status",
+  "date",
+  "multi_select",
+]);
+
+const COMPUTED: ReadonlySet<PropertyType> = new Set([
+  "created_time",
+  "last_edited_time",
+  "created_by",
+  "last_edited_by",
+]);
+
+/** A property id as an SQL string literal (quotes doubled): probes repeat it, and D1 binds at most 100 values. */
+const literal = (text: string): SQL => sql.raw(`'${text.replaceAll("'", "''")}'`);
+
+/** The row's entry for `property` (ordinal 0), as filters read it: `f.match` holds the value. */
+const entryOf = (property: PropertyDefinition, condition: SQL): SQL =>
+  sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = b.seq AND f.property_id = ${literal(property.id)}
+    AND f.ordinal = 0 AND ${condition})`;
+
+/** Filters read from the index: each condition probes one row's entry by its key. */
+export const indexedValues = {
+  value: (_property: PropertyDefinition): SQL => sql`f.match`,
+  wrap: entryOf,
+  multiContains: (property: PropertyDefinition, optionId: string): SQL =>
+    sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = b.seq AND f.property_id = ${literal(property.id)}
+      AND f.match = ${optionId})`,
+  multiEmpty: (property: PropertyDefinition): SQL => entryOf(property, sql`f.match IS NULL`),
+};
+
+/**
+ * Whether a query can be answered from the index: a database with schema records (an older
+ * inline schema has no entries), filters on indexed or computed properties, and at most one sort,
+ * on an indexed property. Unknown properties answer false: the JSON path reports them (400).
+ */
+export function indexServes(schema: DatabaseSchema, filters: RowFilter[], sorts: RowSort[]): boolean {
+  if (schema.legacy || sorts.length > 1) return false;
+  const typeOf = (key: string) => resolvePropertyKey(schema, key)?.type;
+  const filtersServed = filters.every((filter) => {
+    const type = typeOf(filter.property);
+    return type !== undefined && (INDEXED_TYPES.has(type) || COMPUTED.has(type));
+  });
+  const sortType = sorts[0] ? typeOf(sorts[0].property) : undefined;
+  return filtersServed && (sorts.length === 0 || (sortType !== undefined && INDEXED_TYPES.has(sortType)));
+}
+
+/** One column of a walk's order, with the last row's value of it. */
+export interface KeyColumn {
+  expression: SQL;
+  direction: "asc" | "desc";
+}
+
+/** How a walk is ordered: the columns (each non-null; nullable values come with an IS NULL flag before them). */
+export interface Walk {
+  /** FROM ... (aliases `b` for the row, and `s` for the sort entry when sorted). */
+  from: SQL;
+  /** Conditions of the walk's own access path, beside the row conditions. */
+  where: SQL | undefined;
+  keys: KeyColumn[];
+  /** The SELECT list's extra columns: the last row's key values are read from them. */
+  keyColumns: SQL;
+  /** The key values of a fetched record (the extra columns, in key order). */
+  valuesOf(record: Record<string, unknown>): KeyValue[];
+}
+
+export type KeyValue = string | number | null;
+
+/** The walk of a query: by the sort property's entries, or by the rows' default order. */
+export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk {
+  if (!sort) {
+    return {
+      from: sql`FROM blocks b`,
+      where: undefined,
+      keys: [
+        { expression: sql`(b.position IS NULL)`, direction: "asc" },
+        { expression: sql`b.position`, direction: "asc" },
+        { expression: sql`b.seq`, direction: "asc" },
+      ],
+      keyColumns: sql`b.position AS key_position, b.seq AS key_seq`,
+      valuesOf: (record) => {
+        const position = record.key_position as number | null;
+        return [position === null ? 1 : 0, position, record.key_seq as number];
+      },
+    };
+  }
+  const property = resolvePropertyKey(schema, sort.property) as PropertyDefinition;
+  return {
+    from: sql`FROM row_values s JOIN blocks b ON b.seq = s.row_seq`,
+    where: sql`s.database_id = ${schema.databaseId} AND s.property_id = ${literal(property.id)} AND s.ordinal = 0`,
+    keys: [
+      { expression: sql`(s.sort IS NULL)`, direction: "asc" },
+      { expression: sql`s.sort`, direction: sort.direction === "desc" ? "desc" : "asc" },
+      { expression: sql`(s.position IS NULL)`, direction: "asc" },
+      { expression: sql`s.position`, direction: "asc" },
+      { expression: sql`s.row_seq`, direction: "asc" },
+    ],
+    keyColumns: sql`s.sort AS key_sort, s.position AS key_position, s.row_seq AS key_seq`,
+    valuesOf: (record) => {
+      const sortValue = record.key_sort as KeyValue;
+      const position = record.key_position as number | null;
+      return [sortValue === null ? 1 : 0, sortValue, position === null ? 1 : 0, position, record.key_seq as number];
+    },
+  };
+}
+
+/** ORDER BY of a walk: its key columns in index order. */
+export const walkOrder = (walk: Walk): SQL =>
+  sql.join(
+    walk.keys.map((key) => sql`${key.expression} ${sql.raw(key.direction === "asc" ? "ASC" : "DESC")}`),
+    sql`, `,
+  );
+
+/**
+ * The conditions of the rows after `values` in the walk's order, as segments each an index seek:
+ * segment i keeps the first i keys equal and puts key i after its value. Their union, in order,
+ * is everything after the cursor. A NULL value (its flag is 1) has nothing after it in its column.
+ */
+export function segmentsAfter(walk: Walk, values: KeyValue[]): SQL[] {
+  const segments: SQL[] = [];
+  for (let i = walk.keys.length - 1; i >= 0; i--) {
+    const key = walk.keys[i] as KeyColumn;
+    const value = values[i];
+    if (value === null || value === undefined) continue;
+    const equal = walk.keys.slice(0, i).flatMap((prefix, j) => {
+      const prefixValue = values[j];
+      // A NULL value's column is pinned by its flag already (x IS NULL).
+      return prefixValue === null || prefixValue === undefined ? [] : [sql`${prefix.expression} = ${prefixValue}`];
+    });
+    const after = sql`${key.expression} ${sql.raw(key.direction === "asc" ? ">" : "<")} ${value}`;
+    segments.push(sql.join([...equal, after], sql` AND `));
+  }
+  return segments;
+}
+
+const CursorSchema = z.object({
+  q: z.string(),
+  k: z
+    .array(z.union([z.string(), z.number(), z.null()]))
+    .max(8)
+    .optional(),
+  o: z.number().int().min(0).optional(),
+});
+type RowCursor = z.infer<typeof CursorSchema>;
+
+/** FNV-1a (32 bits) of a query's canonical form: a cursor carries it, so it only continues its own query. */
+function queryHash(databaseId: string, filters: RowFilter[], sorts: RowSort[]): string {
+  const text = JSON.stringify([databaseId, filters, sorts]);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(36);
+}
+
+const toBase64Url = (text: string): string =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
+
+const fromBase64Url = (text: string): string =>
+  new TextDecoder().decode(
+    Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (char) => char.charCodeAt(0)),
+  );
+
+/** What a cursor continues: a walk after these key values, or (a query the index cannot serve) an offset. */
+export type CursorPosition = { keys: KeyValue[] } | { offset: number };
+
+export function encodeRowCursor(
+  databaseId: string,
+  filters: RowFilter[],
+  sorts: RowSort[],
+  position: CursorPosition,
+): string {
+  const body: RowCursor = {
+    q: queryHash(databaseId, filters, sorts),
+    ...("keys" in position ? { k: position.keys } : { o: position.offset }),
+  };
+  return toBase64Url(JSON.stringify(body));
+}
+
+/** The position a cursor continues from; a 400 naming `cursor` when it is not one of this query's. */
+export function decodeRowCursor(
+  cursor: string,
+  databaseId: string,
+  filters: RowFilter[],
+  sorts: RowSort[],
+): CursorPosition {
+  const refuse = (why: string) =>
+    badRequest(`cursor ${why}: pass back the X-Next-Cursor of the same query`, { parameter: "cursor" });
+  let parsed: RowCursor;
+  try {
+    parsed = CursorSchema.parse(JSON.parse(fromBase64Url(cursor)));
+  } catch {
+    throw refuse("is not a cursor this service gave");
+  }
+  if (parsed.q !== queryHash(databaseId, filters, sorts)) throw refuse("belongs to another query");
+  if (parsed.k) return { keys: parsed.k };
+  if (parsed.o !== undefined) return { offset: parsed.o };
+  throw refuse("is not a cursor this service gave");
+}
