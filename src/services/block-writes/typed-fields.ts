@@ -90,6 +90,8 @@ export async function normalizeTypedFields(
   target: TypedTarget,
   fields: TypedFields,
   stored?: Block,
+  /** The stored block's database schema when it was read with the block (saves a round trip). */
+  storedSchema?: DatabaseSchema,
 ): Promise<NormalizedFields> {
   let properties = fields.properties;
   let content = fields.content;
@@ -99,7 +101,8 @@ export async function normalizeTypedFields(
     if (!target.databaseId) {
       throw badRequest("A database_row needs database_id: the id of its database block", { field: "database_id" });
     }
-    schema = await loadDatabaseSchema(ctx, target.databaseId);
+    schema =
+      storedSchema?.databaseId === target.databaseId ? storedSchema : await loadDatabaseSchema(ctx, target.databaseId);
     if (properties !== undefined) properties = normalizeRowProperties(schema, properties);
     const becomesRow = stored && (stored.type !== "database_row" || stored.database_id !== target.databaseId);
     if (becomesRow) {

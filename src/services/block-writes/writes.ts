@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { refuseInternalBlockType } from "../../auth/policies";
+import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { retryWhileStale } from "../../lib/stale";
 import type { Block } from "../../schemas/blocks";
@@ -11,9 +12,19 @@ import {
   updateBlock,
   type WriteOptions,
 } from "../blocks/commands";
-import { findVisibleBlock } from "../blocks/queries";
+import { blockNotFound } from "../blocks/queries";
+import { type BlockRecord, presentBlock } from "../blocks/record";
+import { visibleTo } from "../blocks/visibility";
 import type { DatabaseSchema } from "../databases/property-types";
-import { copySchemaRecords, defaultSchemaInserts, schemaUnchanged } from "../databases/schema-records";
+import {
+  copySchemaRecords,
+  type DatabaseBlockRow,
+  defaultSchemaInserts,
+  type PropertyRecord,
+  schemaOf,
+  schemaOfBlockStatements,
+  schemaUnchanged,
+} from "../databases/schema-records";
 import { normalizeTypedFields } from "./typed-fields";
 
 // Block writes with the rules their types carry, over services/blocks (which
@@ -100,20 +111,21 @@ export function updateTypedBlock(
   ctx: UserContext,
   id: string,
   change: TypedChange,
-  known?: Block,
+  known?: { block: Block; schema: DatabaseSchema | undefined },
 ): Promise<TypedWrite> {
   refuseInternalBlockType(change.type);
   const { title, ...update } = change;
   if (!touchesTypedFields(change)) return updateBlock(ctx, id, update).then((block) => ({ block }));
   let reuse = known;
   return retryWhileStale("database schema", async () => {
-    const stored = reuse ?? (await findVisibleBlock(ctx, id));
+    // The block and its database's schema in one read: a row's write is then one read and one write.
+    const { block: stored, schema: storedSchema } = reuse ?? (await findVisibleBlockWithSchema(ctx, id));
     reuse = undefined;
     const target = {
       type: change.type ?? stored.type,
       databaseId: change.databaseId !== undefined ? change.databaseId : stored.database_id,
     };
-    const fields = await normalizeTypedFields(ctx, target, { ...change, title }, stored);
+    const fields = await normalizeTypedFields(ctx, target, { ...change, title }, stored, storedSchema);
     const guards: SQL[] = [];
     if (fields.schema) {
       // Validated against this schema, for the block as read: it must still be that
@@ -148,6 +160,20 @@ export function updateTypedBlock(
     );
     return { block, schema: fields.schema };
   });
+}
+
+/** A visible block (any state) with its database's schema when it is a row of a visible database; 404 otherwise. */
+export async function findVisibleBlockWithSchema(
+  ctx: UserContext,
+  id: string,
+): Promise<{ block: Block; schema: DatabaseSchema | undefined }> {
+  const [blocks, databases, records] = await batchAll<[BlockRecord, DatabaseBlockRow, PropertyRecord]>(ctx.db, [
+    sql`SELECT b.* FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}`,
+    ...schemaOfBlockStatements(ctx, id),
+  ]);
+  const record = blocks[0];
+  if (!record) throw blockNotFound(id);
+  return { block: presentBlock(record), schema: schemaOf(databases[0], records) };
 }
 
 /** Duplicates a block and its subtree; copied databases keep their schema records (and so their rows' values). */

@@ -81,7 +81,7 @@ export const copySchemaRecords = (copied: { copies: string; timestamp: string })
   FROM json_each(${copied.copies}) AS copy
   JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'`;
 
-interface DatabaseBlockRow {
+export interface DatabaseBlockRow {
   id: string;
   type: string;
   properties: string;
@@ -98,9 +98,31 @@ export async function loadDatabaseSchema(ctx: UserContext, databaseId: string): 
       WHERE b.id = ${databaseId} AND ${visibleTo(ctx.actor)}`,
     sql`SELECT * FROM database_properties WHERE database_id = ${databaseId} ORDER BY position, name`,
   ]);
-  const database = databases[0];
-  if (database?.type !== "database") throw databaseNotFound(databaseId);
-  const version = database.schema_version;
+  const schema = schemaOf(databases[0], records);
+  if (!schema) throw databaseNotFound(databaseId);
+  return schema;
+}
+
+/**
+ * The statements reading the schema of the database a block belongs to, for a batch that also
+ * reads the block (a row's write then costs one read round trip, not two).
+ */
+export const schemaOfBlockStatements = (ctx: UserContext, blockId: string): [SQL, SQL] => {
+  const databaseOf = sql`(SELECT r.database_id FROM blocks r WHERE r.id = ${blockId})`;
+  return [
+    sql`SELECT b.id, b.type, b.properties, b.schema_version FROM blocks b
+      WHERE b.id = ${databaseOf} AND ${visibleTo(ctx.actor)}`,
+    sql`SELECT * FROM database_properties WHERE database_id = ${databaseOf} ORDER BY position, name`,
+  ];
+};
+
+/** A schema from its database block and records as read; undefined when the block is not a visible database. */
+export function schemaOf(
+  database: DatabaseBlockRow | undefined,
+  records: PropertyRecord[],
+): DatabaseSchema | undefined {
+  if (database?.type !== "database") return undefined;
+  const { id: databaseId, schema_version: version } = database;
   if (records.length > 0) return { databaseId, properties: records.map(presentProperty), legacy: false, version };
   const inline = (JSON.parse(database.properties) as { schema?: unknown }).schema;
   return { databaseId, properties: parseInlineSchema(inline), legacy: true, version };

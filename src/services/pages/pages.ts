@@ -6,7 +6,7 @@ import type { Page as Listing, PageWindow } from "../../lib/pagination";
 import type { Block } from "../../schemas/blocks";
 import { PAGE_TYPES, type Page, type PageSummary, type PageType } from "../../schemas/pages";
 import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
-import { createTypedBlock, updateTypedBlock } from "../block-writes/writes";
+import { createTypedBlock, findVisibleBlockWithSchema, updateTypedBlock } from "../block-writes/writes";
 import { deleteBlock, updateBlock } from "../blocks/commands";
 import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";
@@ -194,14 +194,16 @@ export interface UpdatePageInput {
  * changes), content replaces.
  */
 export async function updatePage(ctx: UserContext, id: string, input: UpdatePageInput): Promise<Page> {
-  const stored = assertPageLike(await findVisibleBlock(ctx, id));
+  // The page and (for a row) its database's schema in one read: a row's PUT is one read and one write.
+  const stored = await findVisibleBlockWithSchema(ctx, id);
+  assertPageLike(stored.block);
   const { block, schema } = await updateTypedBlock(
     ctx,
     id,
     { properties: input.properties, title: input.title, content: bodyContent(input) },
     stored,
   );
-  return presentPage(ctx, block, schema);
+  return presentPage(ctx, block, schema ?? stored.schema);
 }
 
 /** Trash by default; `permanent` deletes the page and its subtree for good. */

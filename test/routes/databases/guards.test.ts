@@ -26,7 +26,7 @@ describe("a row write validated against one database", () => {
     expect(moved.status).toBe(200);
 
     const ctx = backgroundUserContext(env, createExecutionContext(), user.id);
-    const write = updateTypedBlock(ctx, row.id, { properties: { Status: "A" } }, asRead);
+    const write = updateTypedBlock(ctx, row.id, { properties: { Status: "A" } }, { block: asRead, schema: undefined });
     await expect(write).rejects.toMatchObject({ status: 400 });
     const stored = await storedRows(second.id);
     expect(Object.keys(stored)).toEqual([row.id]);
