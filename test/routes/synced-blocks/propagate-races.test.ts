@@ -1,43 +1,16 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ALL_SCOPES } from "../../../src/auth/scopes";
-import { actingAs, createContext, type UserContext, withD1 } from "../../../src/lib/context";
 import { ApiError } from "../../../src/lib/errors";
 import { propagate } from "../../../src/services/synced-blocks/propagate";
 import { createUser, type TestUser } from "../../helpers/api";
 import { createBlock, storedRow } from "../../helpers/blocks";
+import { contextMeddlingBefore } from "../../helpers/meddling-d1";
 import { link, storedLink, storedSubtree } from "../../helpers/synced-blocks";
 
 // What changes between a propagation's read and its write batch is caught by the
 // batch's guard: nothing is written, the propagation is read again and applied to
 // the new state (or refused, when the new state is refused). The change is made
 // deterministically, by a D1 handle that runs it just before the write batch.
-
-/** A context for `user` whose D1 runs `meddle` before its `nth` batch. */
-function contextMeddlingBefore(user: TestUser, nth: number, meddle: () => Promise<unknown>) {
-  const seen = { batches: 0 };
-  const ctx: UserContext = actingAs(
-    withD1(
-      createContext({ env }),
-      (d1) =>
-        new Proxy(d1, {
-          get(target, property) {
-            if (property === "batch") {
-              return async (statements: D1PreparedStatement[]) => {
-                seen.batches += 1;
-                if (seen.batches === nth) await meddle();
-                return target.batch(statements);
-              };
-            }
-            const value = Reflect.get(target, property, target);
-            return typeof value === "function" ? value.bind(target) : value;
-          },
-        }),
-    ),
-    { userId: user.id, via: "api_key", apiKeyId: null, scopes: ALL_SCOPES },
-  );
-  return { ctx, seen };
-}
 
 async function arrange(user: TestUser) {
   const page = await createBlock(user, { type: "page" });
