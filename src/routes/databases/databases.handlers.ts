@@ -1,9 +1,12 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import { validationDetails } from "../../lib/errors";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import { queryRows as runRowQuery } from "../../services/databases/row-query";
+import { type BatchRowInput, createRows as createRowsInBatch } from "../../services/databases/rows-batch";
 import * as commands from "../../services/databases/schema-commands";
 import { loadDatabaseSchema } from "../../services/databases/schema-records";
 import type * as routes from "./databases.routes";
+import { BatchRowSchema } from "./databases.schemas";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
 
@@ -57,4 +60,16 @@ export const queryRows: Handler<"queryRows"> = async (c) => {
   setPaginationHeaders(c, page, window);
   if (page.nextCursor) c.header("X-Next-Cursor", page.nextCursor);
   return c.json(page.items, 200);
+};
+
+export const createRows: Handler<"createRows"> = async (c) => {
+  // Each row's shape is checked here rather than by the route, so that one 400 lists every
+  // row at fault, whether its shape or its values are wrong (the service checks the values).
+  const rows = c.req.valid("json").rows.map((row): BatchRowInput => {
+    const parsed = BatchRowSchema.safeParse(row);
+    return parsed.success
+      ? { row: parsed.data }
+      : { problem: { error: "Invalid row", ...validationDetails(parsed.error, "row") } };
+  });
+  return c.json(await createRowsInBatch(c.var.ctx, c.req.valid("param").id, rows), 201);
 };

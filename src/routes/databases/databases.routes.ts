@@ -1,11 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import { paginationHeaders } from "../../lib/pagination";
-import { defineRoute, ERROR_RESPONSES } from "../../openapi/define-route";
+import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent, SuccessSchema } from "../../openapi/responses";
 import { DatabaseSchemaSchema, PropertySchema, RowSchema, SelectOptionSchema } from "../../schemas/databases";
+import { MAX_BATCH_ROWS, MAX_ROW_BYTES } from "../../services/databases/rows-batch";
 import {
+  CREATE_ROWS_BODY_LIMIT,
+  CreatedRowsSchema,
   CreateOptionBody,
   CreatePropertyBody,
+  CreateRowsBody,
   DatabaseIdParams,
   OptionParams,
   PropertyParams,
@@ -125,5 +129,23 @@ export const queryRows = defineRoute({
       ...jsonContent(z.array(RowSchema), "Matching active rows"),
       headers: paginationHeaders,
     },
+  },
+});
+
+export const createRows = defineRoute({
+  operationId: "createDatabaseRows",
+  method: "post",
+  path: `${base}/rows/batch`,
+  tags,
+  access: "user",
+  bodyLimit: CREATE_ROWS_BODY_LIMIT,
+  summary: "Create up to 1,000 rows at once (imports, large databases)",
+  description: `Creates 1 to ${MAX_BATCH_ROWS} rows in one database, all or none. Each row is validated exactly as a single row created through \`POST /api/v1/pages\` with \`type: database_row\`: property keys by id or display name, select-like values matching an option exactly, dates as an ISO date or a date object, computed properties refused, \`title\` written to the title property (not together with a different value for it in \`properties\`), \`content\` as canonical items. Any problem refuses the whole request with one 400 whose \`details.rows\` lists every row at fault: \`{index, error, ...}\` with the details a single row would give. A row's properties and content may take at most ${MAX_ROW_BYTES} bytes as stored. The rows are written in one atomic batch that lands only while the database's schema is the one they were validated against (a concurrent schema change makes them be validated again). They are placed after the database's last row, in request order, owned by the caller. The database must be visible to the caller (404 otherwise), in any state, as for a single row. Bodies up to ${CREATE_ROWS_BODY_LIMIT / 1024 / 1024} MiB (413 beyond).`,
+  request: { params: DatabaseIdParams, body: jsonBody(CreateRowsBody) },
+  responses: {
+    201: jsonContent(CreatedRowsSchema, "The rows were created"),
+    400: errorResponse(
+      "Invalid request (`code` validation_failed), nothing stored: `details.issues` for the body itself (`rows` missing, empty, not an array, more than 1,000), or `details.rows` listing every row at fault as `{index, error, ...}` with the details a single row create gives (`errors` per property, `fields` for a title given twice, `issues` for content or the row's shape)",
+    ),
   },
 });

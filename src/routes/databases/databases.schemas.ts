@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationBody } from "../../lib/pagination";
 import { OPTION_COLORS, PROPERTY_TYPES, RowFilterSchema, RowSortSchema } from "../../schemas/databases";
+import { MAX_BATCH_ROWS } from "../../services/databases/rows-batch";
 
 export const DatabaseIdParams = z.object({
   id: z
@@ -82,3 +84,83 @@ export const QueryRowsBody = PaginationBody.extend({
       limit: 50,
     },
   });
+
+/** Body limit of a bulk row create: 1,000 rows with modest content each (413 beyond). */
+export const CREATE_ROWS_BODY_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * One row of a bulk create, as a single row created through POST /api/v1/pages takes it.
+ * Each row is checked against this in the handler (not by the route), so a 400 lists every
+ * row at fault, shape and values alike; the route documents it by reference.
+ */
+export const BatchRowSchema = z
+  .strictObject({
+    title: z.string().max(2000).optional().openapi({
+      description:
+        "Written to the database's title property, whatever it is named; not together with a different value for that property in `properties`",
+      example: "Write docs",
+    }),
+    properties: z
+      .record(z.string(), z.unknown())
+      .refine((value) => withinJsonDepth(value), JSON_DEPTH_MESSAGE)
+      .optional()
+      .openapi({
+        description:
+          "Values keyed by property id or display name (exact, then case-insensitive when unambiguous; `title` for the title property); stored by id. Select-like values by option name, `{id}` or `{name}`; dates as an ISO date or a date object",
+        example: { Status: "Todo", Due: "2026-07-01", Priority: 2 },
+      }),
+    content: z
+      .unknown()
+      .refine((value) => withinJsonDepth(value), JSON_DEPTH_MESSAGE)
+      .optional()
+      .openapi({
+        type: "array",
+        items: { $ref: "#/components/schemas/ContentItem" },
+        description: "The row's page body: canonical editor items (see ContentItem); null for an empty body",
+        example: [{ type: "paragraph", children: [{ text: "Draft the quick start." }] }],
+      }),
+  })
+  .openapi("DatabaseRowInput", {
+    example: {
+      title: "Write docs",
+      properties: { Status: "Todo", Due: "2026-07-01" },
+      content: [{ type: "paragraph", children: [{ text: "Draft the quick start." }] }],
+    },
+  });
+
+export const CreateRowsBody = z
+  .strictObject({
+    rows: z
+      .array(z.unknown())
+      .min(1, "Give at least one row")
+      .max(MAX_BATCH_ROWS, `At most ${MAX_BATCH_ROWS} rows per request`)
+      .openapi({
+        type: "array",
+        items: { $ref: "#/components/schemas/DatabaseRowInput" },
+        minItems: 1,
+        maxItems: MAX_BATCH_ROWS,
+        description: `1 to ${MAX_BATCH_ROWS} rows (DatabaseRowInput), created in this order`,
+      }),
+  })
+  .openapi("CreateRowsRequest", {
+    example: {
+      rows: [
+        { title: "Write docs", properties: { Status: "Todo", Due: "2026-07-01" } },
+        {
+          title: "Ship",
+          properties: { status: "Done", Due: { start: "2026-07-02T09:00:00Z", end: "2026-07-02T10:00:00Z" } },
+          content: [{ type: "paragraph", children: [{ text: "Release notes in the changelog." }] }],
+        },
+      ],
+    },
+  });
+
+export const CreatedRowsSchema = z
+  .object({
+    created: z.number().int().openapi({ description: "How many rows were created", example: 2 }),
+    ids: z.array(z.string()).openapi({
+      description: "The new rows' ids, in request order",
+      example: ["0b6f2c1e-8d4a-4f3b-9c2d-1e5a7b9c0d21", "7e3a9d40-2b1c-4e8f-a6d5-3c2b1a0f9e87"],
+    }),
+  })
+  .openapi("CreatedRows");
