@@ -1,4 +1,5 @@
 import { env } from "cloudflare:test";
+import { expect } from "vitest";
 import type {
   PropertyDefinition as Property,
   Row,
@@ -191,4 +192,28 @@ export async function setupDatabaseTarget(owner: TestUser): Promise<TestDatabase
   const database = await createDatabase(owner);
   const row = await createRow(owner, database.id, { title: "Row", Status: "Todo", Tags: ["Art"], Priority: 1 });
   return { ...database, rowId: row.id };
+}
+
+/**
+ * The row-value index of a database (migrations/0012_row_values.sql) equals what its rows and
+ * schema derive (the `row_values_source` view), values with their SQL types (text that looks like
+ * a number must stay text), and every `sort_asc` is `sort` with NULL as X'FF'.
+ */
+export async function expectRowIndexExact(databaseId: string): Promise<void> {
+  const columns =
+    "row_seq, property_id, ordinal, database_id, position_key, typeof(match) AS match_type, match, typeof(sort) AS sort_type, sort";
+  const [held, derived, sentinels] = await Promise.all([
+    env.DB.prepare(`SELECT ${columns} FROM row_values WHERE database_id = ? ORDER BY 1, 2, 3`).bind(databaseId).all(),
+    env.DB.prepare(`SELECT ${columns} FROM row_values_source WHERE database_id = ? ORDER BY 1, 2, 3`)
+      .bind(databaseId)
+      .all(),
+    env.DB.prepare(
+      "SELECT count(*) AS wrong FROM row_values WHERE database_id = ? AND sort_asc IS NOT coalesce(sort, X'FF')",
+    )
+      .bind(databaseId)
+      .first<{ wrong: number }>(),
+  ]);
+  expect(held.results.length).toBeGreaterThan(0);
+  expect(held.results).toEqual(derived.results);
+  expect(sentinels?.wrong).toBe(0);
 }

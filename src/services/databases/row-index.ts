@@ -68,26 +68,37 @@ export function indexServes(schema: DatabaseSchema, filters: RowFilter[], sorts:
   return filtersServed && (sorts.length === 0 || (sortType !== undefined && INDEXED_TYPES.has(sortType)));
 }
 
-/** One column of a walk's order, with the last row's value of it. */
+/** One column of a walk's order. */
 export interface KeyColumn {
   expression: SQL;
   direction: "asc" | "desc";
+  /**
+   * How the column holds a row without a value: `sentinel` (the ascending sort column writes
+   * NULL as X'FF', after every value), `last` (the descending sort column keeps NULL, the smallest
+   * value, so last), or never NULL when absent.
+   */
+  nulls?: "sentinel" | "last";
+  /** The column's name in the walk's SELECT list (for ordering a union of seeks). */
+  alias: string;
 }
 
-/** How a walk is ordered: the columns (each non-null; nullable values come with an IS NULL flag before them). */
+/** How a walk is ordered, and where it reads. */
 export interface Walk {
   /** FROM ... (aliases `b` for the row, and `s` for the sort entry when sorted). */
   from: SQL;
   /** Conditions of the walk's own access path, beside the row conditions. */
   where: SQL | undefined;
   keys: KeyColumn[];
-  /** The SELECT list's extra columns: the last row's key values are read from them. */
+  /** The SELECT list's extra columns: the keys under their aliases. */
   keyColumns: SQL;
-  /** The key values of a fetched record (the extra columns, in key order). */
+  /** The cursor values of a fetched record (the key columns; the sort value raw, NULL when absent). */
   valuesOf(record: Record<string, unknown>): KeyValue[];
 }
 
 export type KeyValue = string | number | null;
+
+/** The largest float: where unpositioned rows sort (blocks.position_key, row_values.position_key). */
+export const UNPOSITIONED = Number.MAX_VALUE;
 
 /** The walk of a query: by the sort property's entries, or by the rows' default order. */
 export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk {
@@ -96,62 +107,69 @@ export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk
       from: sql`FROM blocks b`,
       where: undefined,
       keys: [
-        { expression: sql`(b.position IS NULL)`, direction: "asc" },
-        { expression: sql`b.position`, direction: "asc" },
-        { expression: sql`b.seq`, direction: "asc" },
+        { expression: sql`b.position_key`, direction: "asc", alias: "key_position" },
+        { expression: sql`b.seq`, direction: "asc", alias: "key_seq" },
       ],
-      keyColumns: sql`b.position AS key_position, b.seq AS key_seq`,
-      valuesOf: (record) => {
-        const position = record.key_position as number | null;
-        return [position === null ? 1 : 0, position, record.key_seq as number];
-      },
+      keyColumns: sql`b.position_key AS key_position, b.seq AS key_seq`,
+      valuesOf: (record) => [record.key_position as number, record.key_seq as number],
     };
   }
   const property = resolvePropertyKey(schema, sort.property) as PropertyDefinition;
+  const descending = sort.direction === "desc";
+  const sortKey: KeyColumn = descending
+    ? { expression: sql`s.sort`, direction: "desc", nulls: "last", alias: "key_sort" }
+    : { expression: sql`s.sort_asc`, direction: "asc", nulls: "sentinel", alias: "key_sort_asc" };
   return {
     from: sql`FROM row_values s JOIN blocks b ON b.seq = s.row_seq`,
     where: sql`s.database_id = ${schema.databaseId} AND s.property_id = ${literal(property.id)} AND s.ordinal = 0`,
     keys: [
-      { expression: sql`(s.sort IS NULL)`, direction: "asc" },
-      { expression: sql`s.sort`, direction: sort.direction === "desc" ? "desc" : "asc" },
-      { expression: sql`(s.position IS NULL)`, direction: "asc" },
-      { expression: sql`s.position`, direction: "asc" },
-      { expression: sql`s.row_seq`, direction: "asc" },
+      sortKey,
+      { expression: sql`s.position_key`, direction: "asc", alias: "key_position" },
+      { expression: sql`s.row_seq`, direction: "asc", alias: "key_seq" },
     ],
-    keyColumns: sql`s.sort AS key_sort, s.position AS key_position, s.row_seq AS key_seq`,
-    valuesOf: (record) => {
-      const sortValue = record.key_sort as KeyValue;
-      const position = record.key_position as number | null;
-      return [sortValue === null ? 1 : 0, sortValue, position === null ? 1 : 0, position, record.key_seq as number];
-    },
+    keyColumns: sql`s.sort AS key_sort, s.sort_asc AS key_sort_asc, s.position_key AS key_position, s.row_seq AS key_seq`,
+    valuesOf: (record) => [record.key_sort as KeyValue, record.key_position as number, record.key_seq as number],
   };
 }
+
+const directionSql = (key: KeyColumn) => sql.raw(key.direction === "asc" ? "ASC" : "DESC");
 
 /** ORDER BY of a walk: its key columns in index order. */
 export const walkOrder = (walk: Walk): SQL =>
   sql.join(
-    walk.keys.map((key) => sql`${key.expression} ${sql.raw(key.direction === "asc" ? "ASC" : "DESC")}`),
+    walk.keys.map((key) => sql`${key.expression} ${directionSql(key)}`),
     sql`, `,
   );
 
+/** The same order on the walk's output columns (a union of seeks is ordered by segment, then this). */
+export const walkOutputOrder = (walk: Walk): SQL =>
+  sql.join(
+    walk.keys.map((key) => sql`${sql.raw(key.alias)} ${directionSql(key)}`),
+    sql`, `,
+  );
+
+/** `key` equal to a cursor value (a missing value as the column holds it). */
+function equalTo(key: KeyColumn, value: KeyValue): SQL {
+  if (value !== null) return sql`${key.expression} = ${value}`;
+  return key.nulls === "sentinel" ? sql`${key.expression} = X'FF'` : sql`${key.expression} IS NULL`;
+}
+
 /**
  * The conditions of the rows after `values` in the walk's order, as segments each an index seek:
- * segment i keeps the first i keys equal and puts key i after its value. Their union, in order,
- * is everything after the cursor. A NULL value (its flag is 1) has nothing after it in its column.
+ * segment i keeps the first i keys equal and puts key i after its value (and, for the descending
+ * sort column, a further segment for the rows without a value, which come last). In order, their
+ * union is everything after the cursor. Nothing comes after a missing value in its column.
  */
 export function segmentsAfter(walk: Walk, values: KeyValue[]): SQL[] {
   const segments: SQL[] = [];
   for (let i = walk.keys.length - 1; i >= 0; i--) {
     const key = walk.keys[i] as KeyColumn;
-    const value = values[i];
-    if (value === null || value === undefined) continue;
-    const equal = walk.keys.slice(0, i).flatMap((prefix, j) => {
-      const prefixValue = values[j];
-      // A NULL value's column is pinned by its flag already (x IS NULL).
-      return prefixValue === null || prefixValue === undefined ? [] : [sql`${prefix.expression} = ${prefixValue}`];
-    });
+    const value = values[i] ?? null;
+    if (value === null) continue;
+    const prefix = walk.keys.slice(0, i).map((earlier, j) => equalTo(earlier, values[j] ?? null));
     const after = sql`${key.expression} ${sql.raw(key.direction === "asc" ? ">" : "<")} ${value}`;
-    segments.push(sql.join([...equal, after], sql` AND `));
+    segments.push(sql.join([...prefix, after], sql` AND `));
+    if (key.nulls === "last") segments.push(sql.join([...prefix, sql`${key.expression} IS NULL`], sql` AND `));
   }
   return segments;
 }

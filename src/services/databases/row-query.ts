@@ -18,6 +18,7 @@ import {
   segmentsAfter,
   walkFor,
   walkOrder,
+  walkOutputOrder,
 } from "./row-index";
 import { resolvePropertyKey } from "./row-values";
 import { presentRow } from "./rows";
@@ -350,12 +351,14 @@ async function indexedPage(
     if (segments.length === 0) {
       page = sql`${select} ${walk.from} WHERE 0`;
     } else if (segments.length * (query.filters.length * 2 + 8) <= SEGMENTED_PARAMETER_BUDGET) {
-      // One seek per segment, in order; the outer LIMIT stops at the first page's worth.
+      // One seek per segment, each ordered by its index and limited; the union is ordered by
+      // segment and key (at most segments × limit rows to sort, whatever the database's size).
       const parts = segments.map(
-        (segment) =>
-          sql`SELECT * FROM (${select} ${walk.from} WHERE ${where} AND ${segment} ORDER BY ${order} LIMIT ${fetch})`,
+        (segment, index) =>
+          sql`SELECT * FROM (${select}, ${index} AS key_segment ${walk.from} WHERE ${where} AND ${segment}
+            ORDER BY ${order} LIMIT ${fetch})`,
       );
-      page = sql`${sql.join(parts, sql` UNION ALL `)} LIMIT ${fetch}`;
+      page = sql`${sql.join(parts, sql` UNION ALL `)} ORDER BY key_segment, ${walkOutputOrder(walk)} LIMIT ${fetch}`;
     } else {
       const afterCursor = sql.join(
         segments.map((segment) => sql`(${segment})`),
