@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { serverTimingValue } from "./db/round-trips";
+import { checkBookmarkHeader, D1_BOOKMARK_HEADER, sessionConstraint, sessionDatabase } from "./db/sessions";
 import { type AppEnv, createContext } from "./lib/context";
 import { ApiError, ERROR_CODES, type ErrorBody, type ErrorCode } from "./lib/errors";
 import { findAllowedMethods } from "./lib/method-not-allowed";
@@ -67,8 +68,12 @@ export function createApp() {
   app.use("*", async (c, next) => {
     const incoming = c.req.header("X-Request-Id");
     const requestId = incoming && WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    // All of the request's D1 work goes through one session (db/sessions.ts), from the
+    // client's bookmark when it sent one; its latest bookmark goes back in X-D1-Bookmark.
+    const session = c.env.DB.withSession(sessionConstraint(c.req.method, c.req.header(D1_BOOKMARK_HEADER)));
     const ctx = createContext({
       env: c.env,
+      d1: sessionDatabase(session),
       requestId,
       waitUntil: (promise) => {
         try {
@@ -85,14 +90,25 @@ export function createApp() {
     await next();
     c.res.headers.set("X-Request-Id", requestId);
     c.res.headers.set("X-Content-Type-Options", "nosniff");
+    const bookmark = session.getBookmark();
+    if (bookmark) c.res.headers.set(D1_BOOKMARK_HEADER, bookmark);
     c.res.headers.append("Server-Timing", serverTimingValue(ctx.meter));
     const authSource = c.get("authSource");
     if (authSource) c.res.headers.append("Server-Timing", `auth;desc="${authSource}"`);
   });
   app.use(
     "*",
-    cors({ origin: "*", exposeHeaders: [...PAGINATION_HEADER_NAMES, "X-Request-Id", "X-Hierarchy-Truncated"] }),
+    cors({
+      origin: "*",
+      exposeHeaders: [...PAGINATION_HEADER_NAMES, "X-Request-Id", "X-Hierarchy-Truncated", D1_BOOKMARK_HEADER],
+    }),
   );
+  // A malformed bookmark is refused before any route runs (so before any query), after the
+  // context and CORS middleware, so its 400 carries their headers like any other error.
+  app.use("*", async (c, next) => {
+    checkBookmarkHeader(c.req.header(D1_BOOKMARK_HEADER));
+    await next();
+  });
 
   app.route("/", systemRouter);
   app.route("/", authRouter);

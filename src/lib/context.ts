@@ -25,6 +25,12 @@ export interface RequestContext {
   actor: Actor | null;
   /** D1, metered: every round trip is counted for `Server-Timing`. */
   db: Database;
+  /**
+   * The D1 handle under `db`, unmetered: a request's D1 session (db/sessions.ts: reads from
+   * the nearest replica that has what the client saw), or the binding itself for background
+   * work. Services query through `db`; wrappers of the handle (`withD1`) build on this.
+   */
+  d1: D1Database;
   meter: RoundTripMeter;
   env: Env;
   /** Work that may finish after the response (never needed for correctness). */
@@ -63,6 +69,8 @@ export interface AppEnv {
 
 export interface ContextInput {
   env: Env;
+  /** What the context's queries go through: by default the binding (`env.DB`); a request passes its session. */
+  d1?: D1Database;
   actor?: Actor | null;
   requestId?: string;
   waitUntil?: (promise: Promise<unknown>) => void;
@@ -74,9 +82,11 @@ export interface ContextInput {
 /** Builds a context; without a request it is background work: no client to abort, its own request id. */
 export function createContext(input: ContextInput): RequestContext {
   const meter: RoundTripMeter = { count: 0, milliseconds: 0 };
+  const d1 = input.d1 ?? input.env.DB;
   return {
     actor: input.actor ?? null,
-    db: createDatabase(meterD1(input.env.DB, meter)),
+    db: createDatabase(meterD1(d1, meter)),
+    d1,
     meter,
     env: input.env,
     waitUntil: input.waitUntil ?? ((promise) => void promise.catch(() => undefined)),
@@ -125,12 +135,13 @@ export const backgroundUserContext = (
   });
 
 /**
- * The same context with its D1 binding wrapped (under the round-trip meter's count):
- * how a request's queries get a condition of the caller's credential (auth/key-liveness.ts).
+ * The same context with its D1 handle (the request's session, or the binding) wrapped, under
+ * the round-trip meter's count: how a request's queries get a condition of the caller's
+ * credential (auth/key-liveness.ts).
  */
 export const withD1 = (ctx: RequestContext, wrap: (d1: D1Database) => D1Database): RequestContext => ({
   ...ctx,
-  db: createDatabase(wrap(meterD1(ctx.env.DB, ctx.meter))),
+  db: createDatabase(wrap(meterD1(ctx.d1, ctx.meter))),
 });
 
 /** The same work acting for `actor`. */

@@ -39,7 +39,7 @@ export function registerDocumentation(app: OpenAPIHono<AppEnv>): void {
       title: "Workspace API",
       version: "1.0.0",
       description:
-        "Pages, databases and editor blocks as one block resource. Each operation declares its access in `security`: most take `Authorization: Bearer <API key or session token>`; open ones declare none. Errors are `{error, code, details?}` with a stable `code` (see the Error schema); every response carries `X-Request-Id`. Listings page with `limit` (default 50, at most 100) and `offset`, and send X-Total-Count, X-Pagination-Limit, X-Pagination-Offset and X-Has-More.",
+        "Pages, databases and editor blocks as one block resource. Each operation declares its access in `security`: most take `Authorization: Bearer <API key or session token>`; open ones declare none. Errors are `{error, code, details?}` with a stable `code` (see the Error schema); every response carries `X-Request-Id`. Reads may be served by the nearest read replica: a response that touched the database carries `X-D1-Bookmark`; send the last one you received back as the `X-D1-Bookmark` request header and the request sees at least what that response saw, your own writes included (a malformed one is a 400 `validation_failed` with `details.header`). Listings page with `limit` (default 50, at most 100) and `offset`, and send X-Total-Count, X-Pagination-Limit, X-Pagination-Offset and X-Has-More.",
     },
     servers: [{ url: new URL(c.req.url).origin }],
   }));
