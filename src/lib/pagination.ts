@@ -1,19 +1,38 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Context } from "hono";
+import { badRequest } from "./errors";
 
 // One listing behaviour for every paginated endpoint, now and later: the same
-// `limit`/`offset` parameters and rule, the same headers, the same queries.
+// `limit`/`offset`/`cursor` parameters and rule, the same headers, the same queries.
+//
+// Two ways through a listing. `offset` skips items (page N reads the N-1 pages before it).
+// `cursor` continues after the last item of the previous page: its order-key values are in
+// the cursor, and the page is `WHERE (keys) after (values) ORDER BY keys LIMIT n+1`, an index
+// seek that costs what page 1 costs. Every listing orders by keys that end in a unique column,
+// so the keys order items totally and a cursor names one position.
 
 export const PAGE_DEFAULT_LIMIT = 50;
 export const PAGE_MAX_LIMIT = 100;
 /** Totals above this are not counted exactly; the listing then omits X-Total-Count. */
 export const TOTAL_COUNT_CAP = 10_000;
+/** The longest cursor accepted (a cursor carries a few key values: ids, instants, a title). */
+export const CURSOR_MAX_LENGTH = 4_000;
 
 const limitDescription = `Page size, default ${PAGE_DEFAULT_LIMIT}. Values above ${PAGE_MAX_LIMIT} are lowered to ${PAGE_MAX_LIMIT} (X-Pagination-Limit says which was used).`;
 const offsetDescription = "Zero-based index of the first item, default 0";
+const cursorDescription =
+  "The X-Next-Cursor of the previous page, sent with the same filters: the page after it, at the cost of the first page. Opaque; not together with a non-zero `offset`.";
+const CURSOR_EXAMPLE = "eyJsIjoiYmxvY2tzIiwiZiI6IjFzaW42N3AiLCJrIjpbIjIwMjYtMDUtMDRUMTA6MjA6MzAuMTIzWiIsNDJdfQ";
 
-/** `limit` and `offset` as query parameters (strings coerced to integers). */
+const cursorField = z
+  .string()
+  .max(CURSOR_MAX_LENGTH)
+  .optional()
+  .openapi({ description: cursorDescription, example: CURSOR_EXAMPLE });
+
+/** `limit`, `offset` and `cursor` as query parameters (strings coerced to integers). */
 export const PaginationQuery = z.object({
   limit: z.coerce.number().int().min(1).optional().openapi({ description: limitDescription, example: 50 }),
   // `type` is given because the generator reads a coerced minimum of 0 as "null accepted" (null coerces to 0).
@@ -23,61 +42,355 @@ export const PaginationQuery = z.object({
     .min(0)
     .optional()
     .openapi({ type: "integer", description: offsetDescription, example: 0 }),
+  cursor: cursorField,
 });
 
-/** `limit` and `offset` as JSON body fields (for listings queried with POST). */
+/** `limit`, `offset` and `cursor` as JSON body fields (for listings queried with POST). */
 export const PaginationBody = z.object({
   limit: z.number().int().min(1).optional().openapi({ description: limitDescription, example: 50 }),
   offset: z.number().int().min(0).optional().openapi({ description: offsetDescription, example: 0 }),
+  cursor: cursorField,
 });
 
 export interface PageWindow {
   limit: number;
+  /** 0 when `cursor` is given. */
   offset: number;
+  /** An X-Next-Cursor: continue after the item it names (instead of skipping `offset` items). */
+  cursor?: string;
 }
 
-/** The window a request asks for, under the one rule: default 50, above 100 lowered to 100. */
-export const pageWindow = (input: { limit?: number; offset?: number }): PageWindow => ({
-  limit: Math.min(input.limit ?? PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT),
-  offset: input.offset ?? 0,
-});
+/**
+ * The window a request asks for, under the one rule: default 50, above 100 lowered to 100;
+ * a cursor with a non-zero offset is a 400 naming both.
+ */
+export function pageWindow(input: { limit?: number; offset?: number; cursor?: string }): PageWindow {
+  const offset = input.offset ?? 0;
+  if (input.cursor !== undefined && offset !== 0) {
+    throw badRequest("Give either cursor or offset, not both", { parameters: ["cursor", "offset"] });
+  }
+  const window: PageWindow = { limit: Math.min(input.limit ?? PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT), offset };
+  if (input.cursor !== undefined) window.cursor = input.cursor;
+  return window;
+}
 
 export interface Page<T> {
   items: T[];
   /** Exact number of matches, or null when there are more than TOTAL_COUNT_CAP. */
   total: number | null;
   hasMore: boolean;
+  /** The cursor of the page after this one; null on the last page. */
+  nextCursor: string | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Order keys and the keyset condition
+
+/** A value of an order key, as D1 returns it and as a cursor carries it. */
+export type KeyValue = string | number | null;
+
+/** One term of a listing's ORDER BY. */
+export interface OrderKey {
+  /** The key as SQL, exactly as it is ordered by (a column, or an expression with its COLLATE). */
+  expression: SQL;
+  direction: "asc" | "desc";
+  /**
+   * Given when the key may be NULL: where NULLs sort (SQLite's default is first for asc, last for
+   * desc). Absent: the key is never NULL, and the conditions need no NULL tests (which an index
+   * range could not serve).
+   */
+  nulls?: "first" | "last";
+}
+
+const nullsOf = (key: OrderKey): "first" | "last" => key.nulls ?? (key.direction === "asc" ? "first" : "last");
+
+/** ORDER BY terms of `keys` (NULLS FIRST/LAST written only where it is not SQLite's default). */
+export function orderByKeys(keys: readonly OrderKey[]): SQL {
+  return sql.join(
+    keys.map((key) => {
+      const direction = key.direction === "asc" ? "ASC" : "DESC";
+      const defaultNulls = key.direction === "asc" ? "first" : "last";
+      const nulls = key.nulls && key.nulls !== defaultNulls ? ` NULLS ${key.nulls.toUpperCase()}` : "";
+      return sql`${key.expression} ${sql.raw(direction + nulls)}`;
+    }),
+    sql`, `,
+  );
+}
+
+/** The key equals the value (NULL included). */
+const equalTo = (key: OrderKey, value: KeyValue): SQL =>
+  value === null ? sql`${key.expression} IS NULL` : sql`${key.expression} = ${value}`;
+
+/** The conditions, in the key's order, of the key's values strictly after `value`. */
+function strictlyAfter(key: OrderKey, value: KeyValue): SQL[] {
+  const nulls = nullsOf(key);
+  if (value === null) return nulls === "first" ? [sql`${key.expression} IS NOT NULL`] : [];
+  const beyond = sql`${key.expression} ${sql.raw(key.direction === "asc" ? ">" : "<")} ${value}`;
+  return key.nulls !== undefined && nulls === "last" ? [beyond, sql`${key.expression} IS NULL`] : [beyond];
+}
+
+function checkValues(keys: readonly OrderKey[], values: readonly KeyValue[]): void {
+  if (keys.length === 0 || values.length !== keys.length) {
+    throw new Error(`keyset: ${values.length} values for ${keys.length} keys`);
+  }
 }
 
 /**
- * The two statements of a listing, for one batch (one round trip): the page,
- * fetching one row more than asked to learn whether more follow, and a count
- * that stops at TOTAL_COUNT_CAP + 1 so counting never scans without bound.
- * `from` is everything from FROM on (FROM ... WHERE ...), `order` the ORDER BY terms.
+ * The rows after `values` in the order of `keys`, as conditions each an index seek, in the order
+ * the rows come: segment i keeps keys 0..i-1 equal to their values and puts key i after its value
+ * (a nullable key's NULLs that sort last are a segment of their own). Their union is everything
+ * after the cursor; for a query run segment by segment (UNION ALL of `ORDER BY ... LIMIT n`).
  */
-export function listingQueries(select: SQL, from: SQL, order: SQL, window: PageWindow): [page: SQL, count: SQL] {
-  return [
-    sql`${select} ${from} ORDER BY ${order} LIMIT ${window.limit + 1} OFFSET ${window.offset}`,
-    cappedCount(from),
-  ];
+export function afterSegments(keys: readonly OrderKey[], values: readonly KeyValue[]): SQL[] {
+  checkValues(keys, values);
+  const segments: SQL[] = [];
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const equal = keys.slice(0, i).map((key, j) => equalTo(key, values[j] as KeyValue));
+    for (const after of strictlyAfter(keys[i] as OrderKey, values[i] as KeyValue)) {
+      segments.push(equal.length === 0 ? after : sql.join([...equal, after], sql` AND `));
+    }
+  }
+  return segments;
+}
+
+/**
+ * A bound on the first key that an index range serves (`k >= v`, `k <= v`, `k IS NULL`) and every
+ * row after `values` meets; null when the first key's NULLs sit after its non-NULL value (then
+ * only segments seek: `afterSegments`).
+ */
+function leadingBound(key: OrderKey, value: KeyValue): SQL | null {
+  const nulls = nullsOf(key);
+  if (value === null) return nulls === "last" ? sql`${key.expression} IS NULL` : null;
+  if (key.nulls !== undefined && nulls === "last") return null;
+  return sql`${key.expression} ${sql.raw(key.direction === "asc" ? ">=" : "<=")} ${value}`;
+}
+
+/**
+ * The condition "the row comes after `values`" in the order of `keys`, for a WHERE clause:
+ * all keys in one direction and never NULL, the row value `(a, b) > (?, ?)` (`<` for desc);
+ * otherwise the comparison expanded by hand (mixed directions, NULLs where `nulls` says), led by a
+ * range on the first key so that the index serving the ORDER BY seeks to the cursor.
+ */
+export function afterCondition(keys: readonly OrderKey[], values: readonly KeyValue[]): SQL {
+  checkValues(keys, values);
+  const direction = keys[0]?.direction;
+  if (
+    keys.length > 1 &&
+    keys.every((key, i) => key.direction === direction && key.nulls === undefined && values[i] !== null)
+  ) {
+    const left = sql.join(
+      keys.map((key) => key.expression),
+      sql`, `,
+    );
+    const right = sql.join(
+      values.map((value) => sql`${value}`),
+      sql`, `,
+    );
+    return sql`(${left}) ${sql.raw(direction === "asc" ? ">" : "<")} (${right})`;
+  }
+  const segments = afterSegments(keys, values);
+  if (segments.length === 0) return sql`0`;
+  const any = segments.length === 1 ? segments[0] : sql`(${sql.join(segments, sql` OR `)})`;
+  const bound = keys.length > 1 ? leadingBound(keys[0] as OrderKey, values[0] as KeyValue) : null;
+  return bound ? sql`${bound} AND ${any}` : (any as SQL);
+}
+
+/** Whether `afterCondition` lets an index seek (a range on the first key) rather than filter from the start. */
+const seeksAlone = (keys: readonly OrderKey[], values: readonly KeyValue[]): boolean =>
+  leadingBound(keys[0] as OrderKey, values[0] as KeyValue) !== null;
+
+// ---------------------------------------------------------------------------------------------
+// Cursors
+
+const CursorSchema = z.object({
+  /** The listing's name. */
+  l: z.string(),
+  /** The hash of the listing's filters. */
+  f: z.string(),
+  /** The last item's order-key values. */
+  k: z.array(z.union([z.string(), z.number(), z.null()])).max(16),
+});
+
+const toBase64Url = (text: string): string => {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+};
+
+const fromBase64Url = (text: string): string => {
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) throw new Error("not base64url");
+  const bytes = Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (char) => char.charCodeAt(0));
+  return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+};
+
+/** JSON with object keys sorted and undefined left out, so equal filters hash alike. */
+const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  ) ?? "null";
+
+/**
+ * A short hash (FNV-1a, 32 bits, base 36) of a listing's filters (every parameter that shapes it
+ * but the window): a cursor carries it so that it only continues the listing it came from.
+ */
+export function hashFilters(filters: unknown): string {
+  const text = canonicalJson(filters);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(36);
+}
+
+/**
+ * An opaque cursor: base64url of `{"l": listing, "f": filtersHash, "k": values}`, the listing's
+ * name, the hash of its filters (`hashFilters`) and the last item's order-key values. No secrets:
+ * a client could read it, and a forged one only moves its own walk.
+ */
+export function encodeCursor(listing: string, filtersHash: string, values: readonly unknown[]): string {
+  const body: z.infer<typeof CursorSchema> = { l: listing, f: filtersHash, k: values as KeyValue[] };
+  return toBase64Url(JSON.stringify(body));
+}
+
+/**
+ * The order-key values a cursor continues after. A 400 `validation_failed` with
+ * `details: {parameter: "cursor"}` when it is not a cursor, or is one of another listing, of other
+ * filters, or with another number of keys than `keyCount` (when given).
+ */
+export function decodeCursor(cursor: string, listing: string, filtersHash: string, keyCount?: number): KeyValue[] {
+  const refuse = (why: string) =>
+    badRequest(`cursor ${why}: pass back the X-Next-Cursor of the same listing and filters`, {
+      parameter: "cursor",
+    });
+  let parsed: z.infer<typeof CursorSchema>;
+  try {
+    parsed = CursorSchema.parse(JSON.parse(fromBase64Url(cursor)));
+  } catch {
+    throw refuse("is not a cursor this service gave");
+  }
+  if (parsed.l !== listing) throw refuse("belongs to another listing");
+  if (parsed.f !== filtersHash) throw refuse("belongs to other filters");
+  if (keyCount !== undefined && parsed.k.length !== keyCount) throw refuse("is not a cursor this service gave");
+  return parsed.k;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listings
+
+/** What a listing is, for its queries and cursors. */
+export interface Listing {
+  /** Names the listing in its cursors (`comments.block`): a cursor continues only its own listing. */
+  name: string;
+  /** Every parameter that shapes the listing but the window (scope ids, filters, sort): hashed into cursors. */
+  filters: unknown;
+  /** The ORDER BY, ending in a unique column (id, seq, rowid) so that the keys order items totally. */
+  keys: readonly OrderKey[];
+}
+
+/** The parts of a listing's statement; the page and the count are built from them. */
+export interface ListingSql {
+  /** A WITH clause both statements start with. */
+  with?: SQL;
+  /** SELECT and its columns (the key columns are added). */
+  select: SQL;
+  /** FROM and its joins. */
+  from: SQL;
+  /** The WHERE condition (without WHERE) of the whole listing. */
+  where: SQL;
+}
+
+/** Key values travel in these selected columns, and are taken off the rows by `readPage`. */
+const KEY_COLUMN = "_key";
+/** `expression AS _key0, ...`: the keys' values as columns of the selected rows (for `readPage`'s cursor). */
+export const selectKeys = (keys: readonly OrderKey[]): SQL =>
+  sql.join(
+    keys.map((key, i) => sql`${key.expression} AS ${sql.raw(`${KEY_COLUMN}${i}`)}`),
+    sql`, `,
+  );
+
+/** The cursor's key values, when the window has one (a 400 when it is not this listing's). */
+export const cursorValues = (listing: Listing, window: PageWindow): KeyValue[] | undefined =>
+  window.cursor === undefined
+    ? undefined
+    : decodeCursor(window.cursor, listing.name, hashFilters(listing.filters), listing.keys.length);
+
+/** D1 binds at most 100 parameters a statement: past this, segments are joined by OR in one query. */
+const SEGMENTED_PARAMETER_BUDGET = 90;
+const dialect = new SQLiteAsyncDialect();
+const parameterCount = (query: SQL): number => dialect.sqlToQuery(query).params.length;
+
+/**
+ * The two statements of a listing, for one batch (one round trip): the page, fetching one row more
+ * than asked to learn whether more follow (with the order keys' values as extra columns, for the
+ * next cursor), and a count of the whole listing that stops at TOTAL_COUNT_CAP + 1 so counting
+ * never scans without bound. With a cursor, the page starts after it: one query whose first key's
+ * range the index seeks to, or, when the first key's NULLs come after its values (no one range
+ * holds the rest), one seek per segment, in order (`afterSegments`).
+ */
+export function listingQueries(listing: Listing, parts: ListingSql, window: PageWindow): [page: SQL, count: SQL] {
+  const head = parts.with ? sql`${parts.with} ` : sql``;
+  const select = sql`${parts.select}, ${selectKeys(listing.keys)} ${parts.from}`;
+  const order = orderByKeys(listing.keys);
+  const fetch = window.limit + 1;
+  const count = sql`${head}${cappedCount(sql`${parts.from} WHERE ${parts.where}`)}`;
+  const values = cursorValues(listing, window);
+  if (values === undefined) {
+    return [sql`${head}${select} WHERE ${parts.where} ORDER BY ${order} LIMIT ${fetch} OFFSET ${window.offset}`, count];
+  }
+  if (!seeksAlone(listing.keys, values)) {
+    const segments = afterSegments(listing.keys, values);
+    const seeks = segments.map(
+      (segment) => sql`SELECT * FROM (${select} WHERE ${parts.where} AND ${segment} ORDER BY ${order} LIMIT ${fetch})`,
+    );
+    const page = sql`${head}${sql.join(seeks, sql` UNION ALL `)} LIMIT ${fetch}`;
+    if (segments.length > 0 && parameterCount(page) <= SEGMENTED_PARAMETER_BUDGET) return [page, count];
+  }
+  const after = afterCondition(listing.keys, values);
+  return [sql`${head}${select} WHERE ${parts.where} AND ${after} ORDER BY ${order} LIMIT ${fetch}`, count];
 }
 
 /** A count of the rows of `from` (FROM ... WHERE ...), stopping past TOTAL_COUNT_CAP. */
 export const cappedCount = (from: SQL): SQL =>
   sql`SELECT count(*) AS total FROM (SELECT 1 ${from} LIMIT ${TOTAL_COUNT_CAP + 1})`;
 
-/** Turns the rows of `listingQueries` into a page. */
+/** A row without the key columns `listingQueries` added. */
+function withoutKeys<R>(row: R): R {
+  const record = row as Record<string, unknown>;
+  const clean: Record<string, unknown> = {};
+  for (const name in record) if (!name.startsWith(KEY_COLUMN)) clean[name] = record[name];
+  return clean as R;
+}
+
+/**
+ * Turns the rows of `listingQueries` into a page: the items (presented, key columns taken off),
+ * the total of the counts (summed: a listing may count in parts), and the next page's cursor.
+ */
 export function readPage<R, T>(
+  listing: Listing,
   rows: R[],
   counts: { total: number }[],
   window: PageWindow,
   present: (row: R) => T,
 ): Page<T> {
   const total = counts.reduce((sum, row) => sum + row.total, 0);
+  const items = rows.slice(0, window.limit);
+  const hasMore = rows.length > window.limit;
+  const last = items.at(-1) as Record<string, unknown> | undefined;
   return {
-    items: rows.slice(0, window.limit).map(present),
+    items: items.map((row) => present(withoutKeys(row))),
     total: total > TOTAL_COUNT_CAP ? null : total,
-    hasMore: rows.length > window.limit,
+    hasMore,
+    nextCursor:
+      hasMore && last
+        ? encodeCursor(
+            listing.name,
+            hashFilters(listing.filters),
+            listing.keys.map((_, i) => (last[`${KEY_COLUMN}${i}`] ?? null) as KeyValue),
+          )
+        : null,
   };
 }
 
@@ -85,13 +398,18 @@ export function readPage<R, T>(
 export const paginationHeaders = {
   "X-Total-Count": {
     schema: { type: "integer" as const },
-    description: `Number of matches; omitted when above ${TOTAL_COUNT_CAP.toLocaleString("en")}`,
+    description: `Number of matches (the whole listing, whichever page this is); omitted when above ${TOTAL_COUNT_CAP.toLocaleString("en")}`,
   },
   "X-Pagination-Limit": { schema: { type: "integer" as const }, description: "Page size used" },
-  "X-Pagination-Offset": { schema: { type: "integer" as const }, description: "Offset of this page" },
+  "X-Pagination-Offset": { schema: { type: "integer" as const }, description: "Offset of this page (0 with a cursor)" },
   "X-Has-More": {
     schema: { type: "string" as const, enum: ["true", "false"] },
     description: "Whether more items follow this page",
+  },
+  "X-Next-Cursor": {
+    schema: { type: "string" as const, example: CURSOR_EXAMPLE },
+    description:
+      "Present when more items follow: send it back as `cursor` (with the same filters) for the next page, which costs what the first costs",
   },
 };
 
@@ -104,4 +422,5 @@ export function setPaginationHeaders(c: Context, page: Page<unknown>, window: Pa
   c.header("X-Pagination-Limit", String(window.limit));
   c.header("X-Pagination-Offset", String(window.offset));
   c.header("X-Has-More", String(page.hasMore));
+  if (page.nextCursor) c.header("X-Next-Cursor", page.nextCursor);
 }

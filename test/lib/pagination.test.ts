@@ -76,10 +76,13 @@ describe("one listing behaviour everywhere", async () => {
     for (const operation of listingOps) {
       expect(Object.keys(operation.responses["200"]?.headers ?? {}).sort()).toEqual([
         "X-Has-More",
+        "X-Next-Cursor",
         "X-Pagination-Limit",
         "X-Pagination-Offset",
         "X-Total-Count",
       ]);
+      // GET listings take `cursor` in the query; POST listings in their body.
+      if (!operation.requestBody) expect(operation.parameters?.map((p) => p.name)).toContain("cursor");
     }
   });
 });

@@ -28,7 +28,7 @@ export const list = defineRoute({
   access: "user",
   summary: "List or search visible blocks",
   description:
-    "The caller's visible blocks (their own and shared ones), newest change first by default. With `q`, a full-text search over titles, properties and content: every word must occur, the last one also as a prefix, ranked by relevance unless `sortBy` is given. Archived and trashed blocks are listed only with `archived=true` / `in_trash=true`. Paginated: `limit` (default 50; above 100 lowered to 100) and `offset`, with the pagination headers.",
+    "The caller's visible blocks (their own and shared ones), newest change first by default. With `q`, a full-text search over titles, properties and content: every word must occur, the last one also as a prefix, ranked by relevance unless `sortBy` is given. Archived and trashed blocks are listed only with `archived=true` / `in_trash=true`. Paginated: `limit` (default 50; above 100 lowered to 100) and `offset` or `cursor` (the previous page's X-Next-Cursor), with the pagination headers.",
   request: { query: ListBlocksQuery },
   responses: {
     200: {

@@ -17,7 +17,7 @@ const tags = ["Comments"];
 const base = "/api/v1/comments";
 
 const LISTING =
-  "Oldest first; `resolved=true|false` keeps only resolved or open comments (replies are filtered like any comment). Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset`, with the pagination headers.";
+  "Oldest first; `resolved=true|false` keeps only resolved or open comments (replies are filtered like any comment). Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset` or `cursor` (the previous page's X-Next-Cursor), with the pagination headers.";
 const AUTHOR_ONLY =
   "Only the comment's author may do this: another user who can see the comment's block gets a 403, a caller who cannot see it a 404.";
 

@@ -15,7 +15,7 @@ export const list = defineRoute({
   access: "user",
   summary: "Saved views of a database",
   description:
-    "The saved views of a database the caller can see: their own and shared views, ordered by `position` (unpositioned last), then oldest first. Paginated like every listing (`limit`, default 50, above 100 lowered to 100; `offset`; the pagination headers).",
+    "The saved views of a database the caller can see: their own and shared views, ordered by `position` (unpositioned last), then oldest first. Paginated like every listing (`limit`, default 50, above 100 lowered to 100; `offset` or `cursor`, the previous page's X-Next-Cursor; the pagination headers).",
   request: { params: DatabaseParams, query: ListViewsQuery },
   responses: { 200: { ...jsonContent(z.array(DatabaseViewSchema), "One page of views"), headers: paginationHeaders } },
 });

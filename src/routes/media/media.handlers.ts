@@ -27,8 +27,8 @@ export const list: Handler<"list"> = async (c) => {
 };
 
 export const search: Handler<"search"> = async (c) => {
-  const { limit, offset, ...filter } = c.req.valid("query");
-  const window = pageWindow({ limit, offset });
+  const { limit, offset, cursor, ...filter } = c.req.valid("query");
+  const window = pageWindow({ limit, offset, cursor });
   const page = await searchMedia(c.var.ctx, filter, window);
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);

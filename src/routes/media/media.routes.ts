@@ -38,7 +38,7 @@ const MAX_JSON_FILE_BYTES = maxJsonUploadBytes(env);
 const OWN_ONLY =
   "Only the caller's own media: another user's (or a path outside the caller's `<user_id>/` folder) is a 404.";
 const LISTING =
-  "Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset`, with the pagination headers.";
+  "Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset` or `cursor` (the previous page's X-Next-Cursor), with the pagination headers.";
 const SIGNED_URLS = `Signed URLs are served by this service (\`GET /media/signed\`) and need no credential until they expire. ${EXPIRES_IN_DESCRIPTION}.`;
 const NOT_CONFIGURED = errorResponse(
   "Signed URLs are not configured on this server (`code` unavailable; `details.setting` names MEDIA_SIGNING_SECRET)",

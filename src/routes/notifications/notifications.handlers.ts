@@ -6,8 +6,8 @@ import type * as routes from "./notifications.routes";
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
 
 export const list: Handler<"list"> = async (c) => {
-  const { limit, offset, unread } = c.req.valid("query");
-  const window = pageWindow({ limit, offset });
+  const { limit, offset, cursor, unread } = c.req.valid("query");
+  const window = pageWindow({ limit, offset, cursor });
   const page = await listNotifications(
     c.var.ctx,
     { unread: unread === undefined ? undefined : unread === "true" },

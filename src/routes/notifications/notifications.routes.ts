@@ -35,7 +35,7 @@ export const list = defineRoute({
   access: "user",
   summary: "The in-app inbox",
   description:
-    "The caller's notifications, newest first: one per reminder firing, whatever the reminder's channel. On the `push` channel, `push` counts the Web Push deliveries to the caller's subscriptions (pending ones are retried with backoff). Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset`, with the pagination headers.",
+    "The caller's notifications, newest first: one per reminder firing, whatever the reminder's channel. On the `push` channel, `push` counts the Web Push deliveries to the caller's subscriptions (pending ones are retried with backoff). Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset` or `cursor` (the previous page's X-Next-Cursor), with the pagination headers.",
   request: { query: ListNotificationsQuery },
   responses: {
     200: { ...jsonContent(z.array(NotificationSchema), "One page of notifications"), headers: paginationHeaders },

@@ -49,7 +49,7 @@ export const list = defineRoute({
   access: "user",
   summary: "Lightweight list of pages, databases and rows",
   description:
-    "Lightweight summaries of the caller's visible pages, databases and rows (title, icon, parent, state), most recently updated first. A row's title is its database's title property. Filters: `type`, `parent_id`, `database_id`, `q` (full-text), `archived`, `in_trash`. Paginated like every listing: `limit` (default 50; above 100 lowered to 100), `offset`, and the pagination headers.",
+    "Lightweight summaries of the caller's visible pages, databases and rows (title, icon, parent, state), most recently updated first. A row's title is its database's title property. Filters: `type`, `parent_id`, `database_id`, `q` (full-text), `archived`, `in_trash`. Paginated like every listing: `limit` (default 50; above 100 lowered to 100), `offset` or `cursor` (the previous page's X-Next-Cursor), and the pagination headers.",
   request: { query: ListPagesQuery },
   responses: {
     200: {

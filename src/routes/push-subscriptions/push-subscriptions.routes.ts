@@ -45,7 +45,7 @@ export const list = defineRoute({
   access: "user",
   summary: "The caller's push subscriptions",
   description:
-    "The browsers the caller registered for Web Push, oldest first (a client finds its own by `endpoint`). Other users' are never listed. Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset`, with the pagination headers.",
+    "The browsers the caller registered for Web Push, oldest first (a client finds its own by `endpoint`). Other users' are never listed. Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset` or `cursor` (the previous page's X-Next-Cursor), with the pagination headers.",
   request: { query: ListPushSubscriptionsQuery },
   responses: {
     200: {

@@ -15,8 +15,8 @@ import type * as routes from "./reminders.routes";
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
 
 export const list: Handler<"list"> = async (c) => {
-  const { limit, offset, ...filters } = c.req.valid("query");
-  const window = pageWindow({ limit, offset });
+  const { limit, offset, cursor, ...filters } = c.req.valid("query");
+  const window = pageWindow({ limit, offset, cursor });
   const page = await listReminders(c.var.ctx, filters, window);
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
@@ -28,9 +28,9 @@ export const create: Handler<"create"> = async (c) => {
 };
 
 export const due: Handler<"due"> = async (c) => {
-  const { limit, offset, before } = c.req.valid("query");
-  const window = pageWindow({ limit, offset });
-  const page = await listDueReminders(c.var.ctx, before ? new Date(before) : c.var.ctx.now(), window);
+  const { limit, offset, cursor, before } = c.req.valid("query");
+  const window = pageWindow({ limit, offset, cursor });
+  const page = await listDueReminders(c.var.ctx, before, window);
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
 };

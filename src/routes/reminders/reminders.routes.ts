@@ -17,7 +17,7 @@ const base = "/api/v1/reminders";
 
 const PERSONAL = "Reminders are personal: only the caller's own exist for them (another user's reminder is a 404).";
 const LISTING =
-  "Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset`, with the pagination headers.";
+  "Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset` or `cursor` (the previous page's X-Next-Cursor), with the pagination headers.";
 const ENDED = "A reminder that has ended (dismissed, cancelled or completed) answers 409 with `details.status`.";
 
 const oneReminder = (description: string) => jsonContent(ReminderSchema, description);

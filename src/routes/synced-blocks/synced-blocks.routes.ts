@@ -35,7 +35,7 @@ export const listInstances = defineRoute({
   access: "user",
   summary: "The instances that follow a source",
   description:
-    "The links of a visible source (404 otherwise) to the instances the caller can see, synced and unlinked (or one `status`), oldest first. Paginated like every listing (`limit`, default 50, above 100 lowered to 100; `offset`; the pagination headers).",
+    "The links of a visible source (404 otherwise) to the instances the caller can see, synced and unlinked (or one `status`), oldest first. Paginated like every listing (`limit`, default 50, above 100 lowered to 100; `offset` or `cursor`, the previous page's X-Next-Cursor; the pagination headers).",
   request: { params: SourceParams, query: ListInstancesQuery },
   responses: {
     200: { ...jsonContent(z.array(SyncedBlockSchema), "One page of links"), headers: paginationHeaders },

@@ -65,7 +65,7 @@ export const databaseOptions = defineRoute({
   access: "user",
   summary: "List where quick tasks can go",
   description:
-    "The databases the caller can use (visible, neither archived nor in the trash), and the pages that wrap one: its parent page, a page embedding it, a page linking to or mentioning it (in its body or its editor blocks). Each option carries the real `database_id` (what to save as quickTaskDatabaseId), `page_title` and `database_title`, and `title_mismatch` when the page is titled otherwise than the database. The saved default comes first (`is_default`), then the built-in Tasks database (`is_template`), then by database title. Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset`, with the pagination headers.",
+    "The databases the caller can use (visible, neither archived nor in the trash), and the pages that wrap one: its parent page, a page embedding it, a page linking to or mentioning it (in its body or its editor blocks). Each option carries the real `database_id` (what to save as quickTaskDatabaseId), `page_title` and `database_title`, and `title_mismatch` when the page is titled otherwise than the database. The saved default comes first (`is_default`), then the built-in Tasks database (`is_template`), then by database title. Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset` or `cursor` (the previous page's X-Next-Cursor), with the pagination headers.",
   request: { query: PaginationQuery },
   responses: {
     200: { ...jsonContent(z.array(DatabaseOptionSchema), "One page of options"), headers: paginationHeaders },

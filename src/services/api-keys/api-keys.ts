@@ -5,7 +5,7 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { ApiKey, CreatedApiKey } from "../../schemas/api-keys";
 
 // API-key management (app sessions only: the routes declare `session` access).
@@ -47,12 +47,27 @@ const keyNotFound = (id: string) => notFound("API key not found", { id });
 
 /** The caller's unrevoked keys (expired ones included, marked), newest first. */
 export async function listApiKeys(ctx: UserContext, window: PageWindow): Promise<Page<ApiKey>> {
-  const from = sql`FROM api_keys WHERE user_id = ${ctx.actor.userId} AND revoked_at IS NULL`;
+  const listing: Listing = {
+    name: "api-keys",
+    filters: {},
+    keys: [
+      { expression: sql`created_at`, direction: "desc" },
+      { expression: sql`id`, direction: "desc" },
+    ],
+  };
   const [records, counts] = await batchAll<[KeyRecord, { total: number }]>(
     ctx.db,
-    listingQueries(sql`SELECT ${KEY_COLUMNS}`, from, sql`created_at DESC, id DESC`, window),
+    listingQueries(
+      listing,
+      {
+        select: sql`SELECT ${KEY_COLUMNS}`,
+        from: sql`FROM api_keys`,
+        where: sql`user_id = ${ctx.actor.userId} AND revoked_at IS NULL`,
+      },
+      window,
+    ),
   );
-  return readPage(records, counts, window, present(ctx.now()));
+  return readPage(listing, records, counts, window, present(ctx.now()));
 }
 
 export interface NewKeyInput {

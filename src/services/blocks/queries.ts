@@ -2,7 +2,19 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { cappedCount, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import {
+  afterCondition,
+  cappedCount,
+  cursorValues,
+  type Listing,
+  listingQueries,
+  type OrderKey,
+  orderByKeys,
+  type Page,
+  type PageWindow,
+  readPage,
+  selectKeys,
+} from "../../lib/pagination";
 import { type Block, type BlockRecord, type BlockTree, presentBlock } from "./record";
 import { isActive, ownedBy, sharedOnly, visibleTo } from "./visibility";
 
@@ -87,6 +99,8 @@ export async function getHierarchy(ctx: UserContext, id: string, depth: number):
 export type BlockSortField = "position" | "updated_at" | "created_at";
 
 export interface BlockListQuery extends PageWindow {
+  /** Names the listing in its cursors; default `blocks` (the pages listing is `pages`). */
+  listing?: string;
   q?: string;
   type?: string;
   /** Any of these types (the pages listing: page, database, database_row). */
@@ -112,12 +126,35 @@ export function toFtsQuery(text: string): string | null {
 }
 
 /**
+ * The order of a block listing, ending in `seq` (unique): by `sortBy` (position with unpositioned
+ * blocks last), or by relevance (BM25, title weighted 4x over body) with `q` and no `sortBy`.
+ * `alias` qualifies the columns ("" for the outer query of a union, which orders its own columns).
+ */
+function blockOrder(query: BlockListQuery, alias: "b." | ""): OrderKey[] {
+  if (query.q !== undefined && query.sortBy === undefined) {
+    return [
+      { expression: sql`bm25(blocks_search, 4.0, 1.0)`, direction: "asc" },
+      { expression: sql.raw(`${alias}seq`), direction: "desc" },
+    ];
+  }
+  const column = query.sortBy ?? "updated_at";
+  return [
+    {
+      expression: sql.raw(`${alias}${column}`),
+      direction: query.sortOrder,
+      ...(column === "position" ? { nulls: "last" as const } : {}),
+    },
+    { expression: sql.raw(`${alias}seq`), direction: query.sortOrder },
+  ];
+}
+
+/**
  * One page of visible blocks with its total, both in a single batch (one round trip).
  * The unfiltered listing reads the owner's and the shared blocks as two ordered
  * index scans merged, so its cost follows the page size, not the table size.
+ * A cursor continues after the last block of its page, by the same indexes.
  */
 export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promise<Page<Block>> {
-  const direction = sql.raw(query.sortOrder === "asc" ? "ASC" : "DESC");
   const filters: SQL[] = [sql`b.archived = ${query.archived ? 1 : 0}`, sql`b.in_trash = ${query.inTrash ? 1 : 0}`];
   if (query.type !== undefined) filters.push(sql`b.type = ${query.type}`);
   if (query.types !== undefined)
@@ -130,48 +167,64 @@ export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promi
   if (query.parentId !== undefined) filters.push(sql`b.parent_id = ${query.parentId}`);
   if (query.databaseId !== undefined) filters.push(sql`b.database_id = ${query.databaseId}`);
   const filtered = sql.join(filters, sql` AND `);
-  const fetchCount = query.limit + 1;
+  const listing: Listing = {
+    name: query.listing ?? "blocks",
+    filters: {
+      q: query.q,
+      type: query.type,
+      types: query.types,
+      parentId: query.parentId,
+      databaseId: query.databaseId,
+      archived: query.archived,
+      inTrash: query.inTrash,
+      sortBy: query.sortBy,
+      sortOrder: query.sortOrder,
+    },
+    keys: blockOrder(query, "b."),
+  };
 
-  let pageQuery: SQL;
-  let countQueries: SQL[];
   const ftsQuery = query.q === undefined ? undefined : toFtsQuery(query.q);
   if (ftsQuery === null) {
-    return { items: [], total: 0, hasMore: false };
+    cursorValues(listing, query); // a bad cursor is refused even here
+    return { items: [], total: 0, hasMore: false, nextCursor: null };
   }
+  let queries: [SQL, ...SQL[]];
   if (ftsQuery !== undefined) {
-    const from = sql`FROM blocks_search s JOIN blocks b ON b.seq = s.rowid
-      WHERE blocks_search MATCH ${ftsQuery} AND ${visibleTo(ctx.actor)} AND ${filtered}`;
-    const order = query.sortBy
-      ? sql`${sql.raw(`b.${query.sortBy}`)} ${direction}${query.sortBy === "position" ? sql` NULLS LAST` : sql``}, b.seq ${direction}`
-      : sql`bm25(blocks_search, 4.0, 1.0) ASC, b.seq DESC`;
-    pageQuery = sql`SELECT b.* ${from} ORDER BY ${order} LIMIT ${fetchCount} OFFSET ${query.offset}`;
-    countQueries = [cappedCount(from)];
+    // Every match is ranked or sorted whichever the page: the cost of a search, page 1 or later.
+    queries = listingQueries(
+      listing,
+      {
+        select: sql`SELECT b.*`,
+        from: sql`FROM blocks_search s JOIN blocks b ON b.seq = s.rowid`,
+        where: sql`blocks_search MATCH ${ftsQuery} AND ${visibleTo(ctx.actor)} AND ${filtered}`,
+      },
+      query,
+    );
+  } else if (query.parentId !== undefined || query.databaseId !== undefined) {
+    // Narrowed by an indexed parent or database: one scan, sorted.
+    queries = listingQueries(
+      listing,
+      { select: sql`SELECT b.*`, from: sql`FROM blocks b`, where: sql`${visibleTo(ctx.actor)} AND ${filtered}` },
+      query,
+    );
   } else {
-    const sortColumn = sql.raw(query.sortBy ?? "updated_at");
-    const order = sql`${sortColumn} ${direction}${query.sortBy === "position" ? sql` NULLS LAST` : sql``}, seq ${direction}`;
-    if (query.parentId !== undefined || query.databaseId !== undefined) {
-      // Narrowed by an indexed parent or database: one scan, sorted.
-      const from = sql`FROM blocks b WHERE ${visibleTo(ctx.actor)} AND ${filtered}`;
-      pageQuery = sql`SELECT b.* ${from} ORDER BY ${order} LIMIT ${fetchCount} OFFSET ${query.offset}`;
-      countQueries = [cappedCount(from)];
-    } else {
-      const owned = sql`FROM blocks b WHERE ${ownedBy(ctx.actor)} AND ${filtered}`;
-      const shared = sql`FROM blocks b WHERE ${sharedOnly()} AND ${filtered}`;
-      const window = query.offset + fetchCount;
-      pageQuery = sql`
-        SELECT * FROM (
-          SELECT * FROM (SELECT b.* ${owned} ORDER BY ${order} LIMIT ${window})
-          UNION ALL
-          SELECT * FROM (SELECT b.* ${shared} ORDER BY ${order} LIMIT ${window})
-        ) ORDER BY ${order} LIMIT ${fetchCount} OFFSET ${query.offset}`;
+    // The owner's and the shared blocks, each an ordered index scan (from the cursor on), merged.
+    const values = cursorValues(listing, query);
+    const inner = listing.keys;
+    const outer = blockOrder(query, "");
+    const after = values === undefined ? sql`` : sql` AND ${afterCondition(inner, values)}`;
+    const side = (who: SQL) =>
+      sql`SELECT * FROM (SELECT b.*, ${selectKeys(inner)} FROM blocks b WHERE ${who} AND ${filtered}${after}
+        ORDER BY ${orderByKeys(inner)} LIMIT ${query.offset + query.limit + 1})`;
+    queries = [
+      sql`${side(ownedBy(ctx.actor))} UNION ALL ${side(sharedOnly())}
+        ORDER BY ${orderByKeys(outer)} LIMIT ${query.limit + 1} OFFSET ${query.offset}`,
       // Two capped counts, summed by readPage: each side's index answers its own.
-      countQueries = [cappedCount(owned), cappedCount(shared)];
-    }
+      cappedCount(sql`FROM blocks b WHERE ${ownedBy(ctx.actor)} AND ${filtered}`),
+      cappedCount(sql`FROM blocks b WHERE ${sharedOnly()} AND ${filtered}`),
+    ];
   }
 
-  const [records, ...counts] = await batchAll<[BlockRecord, ...{ total: number }[]]>(ctx.db, [
-    pageQuery,
-    ...countQueries,
-  ]);
-  return readPage(records, counts.flat(), query, presentBlock);
+  const [records, ...counts] = await batchAll<[BlockRecord, ...{ total: number }[]]>(ctx.db, queries);
+  return readPage(listing, records, counts.flat(), query, presentBlock);
 }

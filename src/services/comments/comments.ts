@@ -4,7 +4,14 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import {
+  type Listing,
+  listingQueries,
+  type OrderKey,
+  type Page,
+  type PageWindow,
+  readPage,
+} from "../../lib/pagination";
 import type { Comment } from "../../schemas/comments";
 import { isPageLike, pageOfBlock, pageScope, shownOnItsPage } from "../blocks/page-scope";
 import { isActive, visibleTo } from "../blocks/visibility";
@@ -147,7 +154,10 @@ const resolvedIs = (resolved: boolean | undefined): SQL =>
   resolved === undefined ? sql`` : sql` AND c.resolved = ${resolved ? 1 : 0}`;
 
 /** Oldest first; the rowid (insertion order) breaks ties within a millisecond. */
-const OLDEST_FIRST = sql`c.created_at ASC, c.rowid ASC`;
+const OLDEST_FIRST: OrderKey[] = [
+  { expression: sql`c.created_at`, direction: "asc" },
+  { expression: sql`c.rowid`, direction: "asc" },
+];
 
 /** One page of the comments on a block the caller can see (active), oldest first. */
 export async function listBlockComments(
@@ -156,15 +166,23 @@ export async function listBlockComments(
   filter: { resolved?: boolean },
   window: PageWindow,
 ): Promise<Page<Comment>> {
-  const from = sql`FROM comments c WHERE c.block_id = ${blockId}
+  const listing: Listing = {
+    name: "comments.block",
+    filters: { blockId, resolved: filter.resolved ?? null },
+    keys: OLDEST_FIRST,
+  };
+  const where = sql`c.block_id = ${blockId}
     AND EXISTS (SELECT 1 FROM blocks b WHERE b.id = c.block_id AND ${visibleTo(ctx.actor)} AND ${isActive()})
     ${resolvedIs(filter.resolved)}`;
   const [states, records, counts] = await batchAll<
     [{ block_id: string; page_id: string | null }, CommentRecord, { total: number }]
-  >(ctx.db, [activeBlockState(ctx, blockId), ...listingQueries(sql`SELECT c.*`, from, OLDEST_FIRST, window)]);
+  >(ctx.db, [
+    activeBlockState(ctx, blockId),
+    ...listingQueries(listing, { select: sql`SELECT c.*`, from: sql`FROM comments c`, where }, window),
+  ]);
   const state = states[0];
   if (!state) throw blockNotFound(blockId);
-  return readPage(records, counts, window, (record) => presentComment(record, state.page_id));
+  return readPage(listing, records, counts, window, (record) => presentComment(record, state.page_id));
 }
 
 /**
@@ -181,16 +199,28 @@ export async function listPageComments(
 ): Promise<Page<Comment>> {
   const page = sql`SELECT b.id FROM blocks b
     WHERE b.id = ${pageId} AND ${isPageLike("b")} AND ${visibleTo(ctx.actor)} AND ${isActive()}`;
-  const tree = sql`WITH RECURSIVE ${pageScope(ctx.actor, pageId)}`;
-  const from = sql`FROM comments c WHERE c.block_id IN (SELECT id FROM page_scope) ${resolvedIs(filter.resolved)}`;
-  const [rows, count] = listingQueries(sql`${tree} SELECT c.*`, from, OLDEST_FIRST, window);
+  const listing: Listing = {
+    name: "comments.page",
+    filters: { pageId, resolved: filter.resolved ?? null },
+    keys: OLDEST_FIRST,
+  };
+  const [rows, count] = listingQueries(
+    listing,
+    {
+      with: sql`WITH RECURSIVE ${pageScope(ctx.actor, pageId)}`,
+      select: sql`SELECT c.*`,
+      from: sql`FROM comments c`,
+      where: sql`c.block_id IN (SELECT id FROM page_scope) ${resolvedIs(filter.resolved)}`,
+    },
+    window,
+  );
   const [pages, records, counts] = await batchAll<[{ id: string }, CommentRecord, { total: number }]>(ctx.db, [
     page,
     rows,
-    sql`${tree} ${count}`,
+    count,
   ]);
   if (pages.length === 0) throw notFound("Page not found", { page_id: pageId });
-  return readPage(records, counts, window, (record) => presentComment(record, pageId));
+  return readPage(listing, records, counts, window, (record) => presentComment(record, pageId));
 }
 
 /** Replaces the text of the caller's own comment. */

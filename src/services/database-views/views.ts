@@ -3,7 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import { retryWhileStale, StaleWrite } from "../../lib/stale";
 import type { DatabaseView, TimelineScale, ViewType } from "../../schemas/views";
 import { visibleTo } from "../blocks/visibility";
@@ -106,13 +106,22 @@ function resolveSettings(schema: DatabaseSchema, settings: Required<Omit<ViewSet
 
 /** One page of a database's saved views, in their order (unpositioned last, then oldest first). */
 export async function listViews(ctx: UserContext, databaseId: string, window: PageWindow): Promise<Page<DatabaseView>> {
-  const from = sql`FROM database_views v WHERE v.database_id = ${databaseId} AND ${visibleView(ctx)}`;
+  const listing: Listing = {
+    name: "database-views",
+    filters: { databaseId },
+    keys: [
+      { expression: sql`v.position`, direction: "asc", nulls: "last" },
+      { expression: sql`v.created_at`, direction: "asc" },
+      { expression: sql`v.id`, direction: "asc" },
+    ],
+  };
+  const where = sql`v.database_id = ${databaseId} AND ${visibleView(ctx)}`;
   const [databases, records, counts] = await batchAll<[{ id: string }, ViewRecord, { total: number }]>(ctx.db, [
     sql`SELECT b.id FROM blocks b WHERE b.id = ${databaseId} AND b.type = 'database' AND ${visibleTo(ctx.actor)}`,
-    ...listingQueries(sql`SELECT v.*`, from, sql`v.position ASC NULLS LAST, v.created_at ASC, v.id`, window),
+    ...listingQueries(listing, { select: sql`SELECT v.*`, from: sql`FROM database_views v`, where }, window),
   ]);
   if (databases.length === 0) throw notFound("Database not found", { database_id: databaseId });
-  return readPage(records, counts, window, presentView);
+  return readPage(listing, records, counts, window, presentView);
 }
 
 async function findView(ctx: UserContext, viewId: string): Promise<ViewRecord> {

@@ -2,7 +2,14 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import {
+  type Listing,
+  listingQueries,
+  type OrderKey,
+  type Page,
+  type PageWindow,
+  readPage,
+} from "../../lib/pagination";
 import type { MediaFile } from "../../schemas/media";
 
 // Media records as the API sees them: a caller's own records that are `ready` (an upload whose
@@ -61,19 +68,28 @@ export async function findOwnMedia(ctx: UserContext, key: MediaKey): Promise<Med
 }
 
 /** Newest first; the rowid (insertion order) breaks ties within a millisecond. */
-const NEWEST_FIRST = sql`m.created_at DESC, m.rowid DESC`;
+const NEWEST_FIRST: OrderKey[] = [
+  { expression: sql`m.created_at`, direction: "desc" },
+  { expression: sql`m.rowid`, direction: "desc" },
+];
 
-async function listWhere(ctx: UserContext, where: SQL, window: PageWindow): Promise<Page<MediaFile>> {
+async function listWhere(
+  ctx: UserContext,
+  listing: Omit<Listing, "keys">,
+  where: SQL,
+  window: PageWindow,
+): Promise<Page<MediaFile>> {
+  const list: Listing = { ...listing, keys: NEWEST_FIRST };
   const [records, counts] = await batchAll<[MediaRecord, { total: number }]>(
     ctx.db,
-    listingQueries(sql`SELECT m.*`, sql`FROM media m WHERE ${where}`, NEWEST_FIRST, window),
+    listingQueries(list, { select: sql`SELECT m.*`, from: sql`FROM media m`, where }, window),
   );
-  return readPage(records, counts, window, presentMedia);
+  return readPage(list, records, counts, window, presentMedia);
 }
 
 /** One page of the caller's media, newest first: one round trip. */
 export const listMedia = (ctx: UserContext, window: PageWindow): Promise<Page<MediaFile>> =>
-  listWhere(ctx, ownReady(ctx), window);
+  listWhere(ctx, { name: "media", filters: {} }, ownReady(ctx), window);
 
 export interface MediaSearch {
   /** Words that must each occur in the filename or in the metadata (its keys and values). */
@@ -133,5 +149,11 @@ export function searchMedia(ctx: UserContext, search: MediaSearch, window: PageW
     conditions.push(sql`m.created_at > ${storedInstant(search.created_after, "created_after")}`);
   if (search.created_before)
     conditions.push(sql`m.created_at < ${storedInstant(search.created_before, "created_before")}`);
-  return listWhere(ctx, sql.join(conditions, sql` AND `), window);
+  const filters = {
+    q: searchWords(search.q),
+    content_type: search.content_type?.toLowerCase(),
+    created_after: search.created_after,
+    created_before: search.created_before,
+  };
+  return listWhere(ctx, { name: "media.search", filters }, sql.join(conditions, sql` AND `), window);
 }

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { Backlink } from "../../schemas/mentions";
 import { isPageLike, pageOfBlock, shownOnItsPage } from "../blocks/page-scope";
 import { visibleTo } from "../blocks/visibility";
@@ -35,13 +35,15 @@ const firstMentions = (pageId: string): SQL => sql`WITH first_mentions AS (
   ) WHERE n = 1
 )`;
 
-/** FROM ... WHERE of the sources the caller may see, for `firstMentions`. */
-const visibleSources = (ctx: UserContext, pageId: string): SQL => sql`
+/** FROM and WHERE of the sources the caller may see, for `firstMentions`. */
+const visibleSources = (ctx: UserContext, pageId: string): { from: SQL; where: SQL } => ({
+  from: sql`
   FROM first_mentions f
   JOIN blocks b ON b.id = f.block_id
-  LEFT JOIN blocks p ON p.id = ${pageOfBlock(ctx.actor, sql.raw("b.id"))}
-  WHERE ${visibleTo(ctx.actor)} AND ${shownOnItsPage(ctx.actor, sql.raw("b.id"))} = 1
-    AND coalesce(p.id, b.id) <> ${pageId}`;
+  LEFT JOIN blocks p ON p.id = ${pageOfBlock(ctx.actor, sql.raw("b.id"))}`,
+  where: sql`${visibleTo(ctx.actor)} AND ${shownOnItsPage(ctx.actor, sql.raw("b.id"))} = 1
+    AND coalesce(p.id, b.id) <> ${pageId}`,
+});
 
 /** A row's title is the value of its database's title property; other pages have `properties.title`. */
 const TITLE_JSON = sql.raw(`CASE WHEN p.type = 'database_row' THEN (
@@ -74,26 +76,34 @@ function present(row: BacklinkRow): Backlink {
 export async function listBacklinks(ctx: UserContext, pageId: string, window: PageWindow): Promise<Page<Backlink>> {
   const select = sql`SELECT f.block_id AS source_block_id, p.id AS source_page_id, ${TITLE_JSON} AS title_json,
     f.snippet, f.kind, f.created_at`;
+  const listing: Listing = {
+    name: "backlinks",
+    filters: { pageId },
+    keys: [
+      { expression: sql`f.created_at`, direction: "asc" },
+      { expression: sql`f.block_id`, direction: "asc" },
+    ],
+  };
   const [page, count] = listingQueries(
-    select,
-    visibleSources(ctx, pageId),
-    sql`f.created_at ASC, f.block_id ASC`,
+    listing,
+    { with: firstMentions(pageId), select, ...visibleSources(ctx, pageId) },
     window,
   );
   const [pages, rows, counts] = await batchAll<[{ id: string }, BacklinkRow, { total: number }]>(ctx.db, [
     targetPage(ctx, pageId),
-    sql`${firstMentions(pageId)} ${page}`,
-    sql`${firstMentions(pageId)} ${count}`,
+    page,
+    count,
   ]);
   if (pages.length === 0) throw pageNotFound(pageId);
-  return readPage(rows, counts, window, present);
+  return readPage(listing, rows, counts, window, present);
 }
 
 /** How many sources the caller may see link to or mention the page. */
 export async function countBacklinks(ctx: UserContext, pageId: string): Promise<number> {
+  const sources = visibleSources(ctx, pageId);
   const [pages, counts] = await batchAll<[{ id: string }, { total: number }]>(ctx.db, [
     targetPage(ctx, pageId),
-    sql`${firstMentions(pageId)} SELECT count(*) AS total ${visibleSources(ctx, pageId)}`,
+    sql`${firstMentions(pageId)} SELECT count(*) AS total ${sources.from} WHERE ${sources.where}`,
   ]);
   if (pages.length === 0) throw pageNotFound(pageId);
   return counts[0]?.total ?? 0;

@@ -4,7 +4,15 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import {
+  type Listing,
+  listingQueries,
+  type OrderKey,
+  orderByKeys,
+  type Page,
+  type PageWindow,
+  readPage,
+} from "../../lib/pagination";
 import type { MentionRecord } from "../../schemas/mentions";
 import { updateTypedBlock } from "../block-writes/writes";
 import { isPageLike, pageOfBlock, pageScope, shownOnItsPage } from "../blocks/page-scope";
@@ -29,7 +37,12 @@ const MENTION_COLUMNS = sql.raw(
 );
 const selectMentions = (ctx: UserContext) =>
   sql`SELECT ${MENTION_COLUMNS}, ${pageOfBlock(ctx.actor, sql.raw("m.block_id"))} AS page_id`;
-const ORDER = sql`m.created_at ASC, m.id ASC`;
+/** Oldest first, then by id (unique): the listings' order and their cursors' keys. */
+const OLDEST_FIRST: OrderKey[] = [
+  { expression: sql`m.created_at`, direction: "asc" },
+  { expression: sql`m.id`, direction: "asc" },
+];
+const ORDER = orderByKeys(OLDEST_FIRST);
 
 const present = (row: MentionRow): MentionRecord => ({ ...row });
 
@@ -45,13 +58,17 @@ export async function listBlockMentions(
   blockId: string,
   window: PageWindow,
 ): Promise<Page<MentionRecord>> {
-  const from = sql`FROM mentions m WHERE m.block_id = ${blockId}`;
+  const listing: Listing = { name: "mentions.block", filters: { blockId }, keys: OLDEST_FIRST };
   const [blocks, rows, counts] = await batchAll<[{ id: string }, MentionRow, { total: number }]>(ctx.db, [
     visibleBlock(ctx, blockId),
-    ...listingQueries(selectMentions(ctx), from, ORDER, window),
+    ...listingQueries(
+      listing,
+      { select: selectMentions(ctx), from: sql`FROM mentions m`, where: sql`m.block_id = ${blockId}` },
+      window,
+    ),
   ]);
   if (blocks.length === 0) throw blockNotFound(blockId);
-  return readPage(rows, counts, window, present);
+  return readPage(listing, rows, counts, window, present);
 }
 
 /** Mentions held by a page and the blocks that belong to it (not its sub-pages). */
@@ -60,16 +77,24 @@ export async function listPageMentions(
   pageId: string,
   window: PageWindow,
 ): Promise<Page<MentionRecord>> {
-  const scoped = (query: SQL) => sql`WITH RECURSIVE ${pageScope(ctx.actor, pageId)} ${query}`;
-  const from = sql`FROM mentions m WHERE m.block_id IN (SELECT id FROM page_scope)`;
-  const [page, count] = listingQueries(selectMentions(ctx), from, ORDER, window);
+  const listing: Listing = { name: "mentions.page", filters: { pageId }, keys: OLDEST_FIRST };
+  const [page, count] = listingQueries(
+    listing,
+    {
+      with: sql`WITH RECURSIVE ${pageScope(ctx.actor, pageId)}`,
+      select: selectMentions(ctx),
+      from: sql`FROM mentions m`,
+      where: sql`m.block_id IN (SELECT id FROM page_scope)`,
+    },
+    window,
+  );
   const [pages, records, totals] = await batchAll<[{ id: string }, MentionRow, { total: number }]>(ctx.db, [
     visibleBlock(ctx, pageId, isPageLike("b")),
-    scoped(page),
-    scoped(count),
+    page,
+    count,
   ]);
   if (pages.length === 0) throw notFound("Page not found", { id: pageId });
-  return readPage(records, totals, window, present);
+  return readPage(listing, records, totals, window, present);
 }
 
 export interface NewMention {

@@ -82,6 +82,7 @@ export interface PageListQuery extends PageWindow {
 export async function listPages(ctx: UserContext, query: PageListQuery): Promise<Listing<PageSummary>> {
   const page = await listBlocks(ctx, {
     ...query,
+    listing: "pages",
     types: query.type ? [query.type] : PAGE_TYPES,
     sortOrder: "desc",
   });
@@ -128,7 +129,7 @@ export async function listPages(ctx: UserContext, query: PageListQuery): Promise
       updated_at: block.updated_at,
     };
   });
-  return { items: summaries, total: page.total, hasMore: page.hasMore };
+  return { items: summaries, total: page.total, hasMore: page.hasMore, nextCursor: page.nextCursor };
 }
 
 /** `content` or `content_markdown` (converted to canonical items); never both. */

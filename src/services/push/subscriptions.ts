@@ -4,7 +4,7 @@ import type { UserContext } from "../../lib/context";
 import { allowsLocalShortcuts } from "../../lib/environment";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { PushSubscription } from "../../schemas/push-subscriptions";
 import { checkSubscriptionKeys } from "./encoding";
 import { isSendableEndpoint } from "./web-push";
@@ -116,12 +116,23 @@ export async function registerPushSubscription(
 
 /** One page of the caller's subscriptions, oldest first. */
 export async function listPushSubscriptions(ctx: UserContext, window: PageWindow): Promise<Page<PushSubscription>> {
-  const from = sql`FROM push_subscriptions WHERE user_id = ${ctx.actor.userId}`;
+  const listing: Listing = {
+    name: "push-subscriptions",
+    filters: {},
+    keys: [
+      { expression: sql`created_at`, direction: "asc" },
+      { expression: sql`rowid`, direction: "asc" },
+    ],
+  };
   const [rows, counts] = await batchAll<[SubscriptionRecord, { total: number }]>(
     ctx.db,
-    listingQueries(sql`SELECT ${COLUMNS}`, from, sql`created_at ASC, rowid ASC`, window),
+    listingQueries(
+      listing,
+      { select: sql`SELECT ${COLUMNS}`, from: sql`FROM push_subscriptions`, where: sql`user_id = ${ctx.actor.userId}` },
+      window,
+    ),
   );
-  return readPage(rows, counts, window, present);
+  return readPage(listing, rows, counts, window, present);
 }
 
 /** Removes the caller's subscription (its pending deliveries go with it); another user's is a 404. */

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { DatabaseOption } from "../../schemas/quick-tasks";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { titleText } from "../pages/pages";
@@ -70,9 +70,21 @@ export async function listDatabaseOptions(ctx: UserContext, window: PageWindow):
     d.properties AS database_properties, p.properties AS page_properties`;
   const from = sql`FROM (${options}) o JOIN blocks d ON d.id = o.database_id LEFT JOIN blocks p ON p.id = o.page_id
     LEFT JOIN user_settings s ON s.user_id = ${userId}`;
-  const order = sql`(o.database_id IS s.quick_task_database_id) DESC, (o.database_id IS s.tasks_database_id) DESC,
-    coalesce(d.properties ->> '$.title', '') COLLATE NOCASE, o.database_id, o.page_id IS NOT NULL, o.rank, o.page_id`;
-  const [pageQuery, countQuery] = listingQueries(select, from, order, window);
+  // (database, page) is unique, so the keys order the options totally; only the last may be NULL.
+  const listing: Listing = {
+    name: "tasks.database-options",
+    filters: {},
+    keys: [
+      { expression: sql`(o.database_id IS s.quick_task_database_id)`, direction: "desc" },
+      { expression: sql`(o.database_id IS s.tasks_database_id)`, direction: "desc" },
+      { expression: sql`coalesce(d.properties ->> '$.title', '') COLLATE NOCASE`, direction: "asc" },
+      { expression: sql`o.database_id`, direction: "asc" },
+      { expression: sql`(o.page_id IS NOT NULL)`, direction: "asc" },
+      { expression: sql`o.rank`, direction: "asc" },
+      { expression: sql`o.page_id`, direction: "asc", nulls: "first" },
+    ],
+  };
+  const [pageQuery, countQuery] = listingQueries(listing, { select, from, where: sql`1` }, window);
   const [rows, counts, settings] = await batchAll<
     [OptionRow, { total: number }, Pick<SettingsRecord, "quick_task_database_id" | "tasks_database_id">]
   >(ctx.db, [
@@ -81,7 +93,7 @@ export async function listDatabaseOptions(ctx: UserContext, window: PageWindow):
     sql`SELECT quick_task_database_id, tasks_database_id FROM user_settings WHERE user_id = ${userId}`,
   ]);
   const saved = settings[0];
-  return readPage(rows, counts, window, (row): DatabaseOption => {
+  return readPage(listing, rows, counts, window, (row): DatabaseOption => {
     const databaseTitle = titleOf(row.database_properties);
     const pageTitle = row.page_id ? titleOf(row.page_properties) : null;
     return {

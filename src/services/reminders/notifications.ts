@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { Notification } from "../../schemas/reminders";
 
 // The in-app inbox: every fired reminder lands here (services/reminders/firing.ts), whatever
@@ -52,14 +52,21 @@ export async function listNotifications(
   const conditions: SQL[] = [sql`n.user_id = ${ctx.actor.userId}`];
   if (filters.unread !== undefined)
     conditions.push(filters.unread ? sql`n.read_at IS NULL` : sql`n.read_at IS NOT NULL`);
+  const listing: Listing = {
+    name: "notifications",
+    filters: { unread: filters.unread ?? null },
+    keys: [
+      { expression: sql`n.created_at`, direction: "desc" },
+      { expression: sql`n.id`, direction: "asc" },
+    ],
+  };
   const [page, count] = listingQueries(
-    SELECT,
-    sql`FROM notifications n WHERE ${sql.join(conditions, sql` AND `)}`,
-    sql`n.created_at DESC, n.id`,
+    listing,
+    { select: SELECT, from: sql`FROM notifications n`, where: sql.join(conditions, sql` AND `) },
     window,
   );
   const [rows, counts] = await batchAll<[NotificationRow, { total: number }]>(ctx.db, [page, count]);
-  return readPage(rows, counts, window, present);
+  return readPage(listing, rows, counts, window, present);
 }
 
 /** Marks the notification read; one already read keeps its first `read_at`. */

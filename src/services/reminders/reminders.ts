@@ -3,7 +3,14 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import {
+  type Listing,
+  listingQueries,
+  type OrderKey,
+  type Page,
+  type PageWindow,
+  readPage,
+} from "../../lib/pagination";
 import { retryWhileStale, StaleWrite } from "../../lib/stale";
 import type { CreateReminderInput, Reminder, ReminderStatus, UpdateReminderInput } from "../../schemas/reminders";
 import { isActive, visibleTo } from "../blocks/visibility";
@@ -186,6 +193,12 @@ export interface ReminderFilters {
 
 const isoOf = (value: string) => new Date(Date.parse(value)).toISOString();
 
+/** By `remind_at` then id (unique): the listings' order, and their cursors' keys. */
+const BY_REMIND_AT: OrderKey[] = [
+  { expression: sql`r.remind_at`, direction: "asc" },
+  { expression: sql`r.id`, direction: "asc" },
+];
+
 /** The caller's reminders, by `remind_at` then id. */
 export async function listReminders(
   ctx: UserContext,
@@ -197,32 +210,52 @@ export async function listReminders(
   if (filters.target_block_id) conditions.push(sql`r.target_block_id = ${filters.target_block_id}`);
   if (filters.from) conditions.push(sql`r.remind_at >= ${isoOf(filters.from)}`);
   if (filters.to) conditions.push(sql`r.remind_at < ${isoOf(filters.to)}`);
-  return listWhere(ctx, sql.join(conditions, sql` AND `), window);
+  const listing: Listing = {
+    name: "reminders",
+    filters: {
+      status: filters.status,
+      target_block_id: filters.target_block_id,
+      from: filters.from && isoOf(filters.from),
+      to: filters.to && isoOf(filters.to),
+    },
+    keys: BY_REMIND_AT,
+  };
+  return listWhere(ctx, listing, sql.join(conditions, sql` AND `), window);
 }
 
 /**
- * The caller's reminders whose time has come by `before`: live (scheduled, snoozed or fired,
- * not dismissed, cancelled or completed), `remind_at` at or before it, and not snoozed past it.
+ * The caller's reminders whose time has come by `before` (default now): live (scheduled, snoozed
+ * or fired, not dismissed, cancelled or completed), `remind_at` at or before it, and not snoozed
+ * past it. Without `before`, each page reads its own now, and a cursor keeps walking.
  */
-export async function listDueReminders(ctx: UserContext, before: Date, window: PageWindow): Promise<Page<Reminder>> {
-  const at = before.toISOString();
+export async function listDueReminders(
+  ctx: UserContext,
+  before: string | undefined,
+  window: PageWindow,
+): Promise<Page<Reminder>> {
+  const at = (before === undefined ? ctx.now() : new Date(before)).toISOString();
+  const listing: Listing = {
+    name: "reminders.due",
+    filters: { before: before === undefined ? null : at },
+    keys: BY_REMIND_AT,
+  };
   return listWhere(
     ctx,
+    listing,
     sql`r.user_id = ${ctx.actor.userId} AND r.status IN ${LIVE} AND r.remind_at <= ${at}
       AND NOT (r.status = 'snoozed' AND r.snoozed_until > ${at})`,
     window,
   );
 }
 
-async function listWhere(ctx: UserContext, where: SQL, window: PageWindow): Promise<Page<Reminder>> {
+async function listWhere(ctx: UserContext, listing: Listing, where: SQL, window: PageWindow): Promise<Page<Reminder>> {
   const [page, count] = listingQueries(
-    sql`SELECT r.*`,
-    sql`FROM reminders r WHERE ${where}`,
-    sql`r.remind_at, r.id`,
+    listing,
+    { select: sql`SELECT r.*`, from: sql`FROM reminders r`, where },
     window,
   );
   const [rows, counts] = await batchAll<[ReminderRecord, { total: number }]>(ctx.db, [page, count]);
-  return readPage(rows, counts, window, presentReminder);
+  return readPage(listing, rows, counts, window, presentReminder);
 }
 
 const ownReminder = (ctx: UserContext, id: string): SQL =>

@@ -3,7 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import { retryWhileStale, StaleWrite } from "../../lib/stale";
 import type { SyncedBlock, SyncedBlockStatus } from "../../schemas/synced-blocks";
 import { blockNotFound } from "../blocks/queries";
@@ -200,15 +200,23 @@ export async function listInstances(
   window: PageWindow,
   status?: SyncedBlockStatus,
 ): Promise<Page<SyncedBlock>> {
-  const from = sql`FROM synced_blocks s WHERE s.source_block_id = ${sourceBlockId}
+  const listing: Listing = {
+    name: "synced-blocks.instances",
+    filters: { sourceBlockId, status: status ?? null },
+    keys: [
+      { expression: sql`s.created_at`, direction: "asc" },
+      { expression: sql`s.id`, direction: "asc" },
+    ],
+  };
+  const where = sql`s.source_block_id = ${sourceBlockId}
     AND ${status ? sql`s.status = ${status}` : sql`1`}
     AND EXISTS (SELECT 1 FROM blocks a WHERE a.id = s.instance_block_id AND ${visibleTo(ctx.actor, "a")})`;
   const [sources, records, counts] = await batchAll<[{ id: string }, SyncedBlock, { total: number }]>(ctx.db, [
     sql`SELECT b.id FROM blocks b WHERE b.id = ${sourceBlockId} AND ${visibleTo(ctx.actor)}`,
-    ...listingQueries(sql`SELECT s.*`, from, sql`s.created_at ASC, s.id ASC`, window),
+    ...listingQueries(listing, { select: sql`SELECT s.*`, from: sql`FROM synced_blocks s`, where }, window),
   ]);
   if (sources.length === 0) throw blockNotFound(sourceBlockId);
-  return readPage(records, counts, window, (record) => record);
+  return readPage(listing, records, counts, window, (record) => record);
 }
 
 /** The instance stops following its source and keeps its content; unlinking twice changes nothing. */
