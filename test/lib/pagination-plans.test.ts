@@ -1,7 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ALL_SCOPES } from "../../src/auth/scopes";
-import { actingAs, createContext, type UserContext, withD1 } from "../../src/lib/context";
+import type { UserContext } from "../../src/lib/context";
 import { type Page, type PageWindow, pageWindow } from "../../src/lib/pagination";
 import { listApiKeys } from "../../src/services/api-keys/api-keys";
 import { listBlocks } from "../../src/services/blocks/queries";
@@ -24,6 +23,7 @@ import { createDatabase } from "../helpers/databases";
 import { FakePushService } from "../helpers/fake-push-service";
 import { createMedia } from "../helpers/media";
 import { createPage } from "../helpers/pages";
+import { fullSortsOf, indexesOf, planOf, recordingContext, type Statement, tableScansOf } from "../helpers/query-plans";
 import { createReminder, reminderTarget } from "../helpers/reminders";
 import { link } from "../helpers/synced-blocks";
 import { createView } from "../helpers/views";
@@ -31,61 +31,6 @@ import { createView } from "../helpers/views";
 // What a page by cursor costs, read from SQLite's plans: every listing's page 1 and its next page
 // by cursor, as the services send them, explained. The page by cursor reads the indexes page 1
 // reads, seeks to the cursor where the first key allows it, and sorts nothing page 1 does not.
-
-interface Statement {
-  sql: string;
-  params: unknown[];
-}
-
-/** A context for `user` whose D1 remembers every statement it binds. */
-function recordingContext(user: TestUser): { ctx: UserContext; statements: Statement[] } {
-  const statements: Statement[] = [];
-  const remember = (statement: D1PreparedStatement, query: string): D1PreparedStatement =>
-    new Proxy(statement, {
-      get(target, property) {
-        if (property === "bind")
-          return (...params: unknown[]) => {
-            statements.push({ sql: query, params });
-            return target.bind(...params);
-          };
-        const value = Reflect.get(target, property, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  const ctx = actingAs(
-    withD1(
-      createContext({ env }),
-      (d1) =>
-        new Proxy(d1, {
-          get(target, property) {
-            if (property === "prepare") return (query: string) => remember(target.prepare(query), query);
-            const value = Reflect.get(target, property, target);
-            return typeof value === "function" ? value.bind(target) : value;
-          },
-        }),
-    ),
-    { userId: user.id, via: "api_key", apiKeyId: null, scopes: ALL_SCOPES },
-  );
-  return { ctx, statements };
-}
-
-/** The plan of a statement: one line per step, as EXPLAIN QUERY PLAN details. */
-async function planOf(statement: Statement): Promise<string[]> {
-  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
-    .bind(...statement.params)
-    .all<{ detail: string }>();
-  return results.map((row) => row.detail);
-}
-
-const indexesOf = (plan: string[]) =>
-  new Set(plan.flatMap((line) => [...line.matchAll(/USING (?:COVERING )?INDEX (\w+)/g)].map((m) => m[1])));
-/** Sorts of every row read (not the partial sorts of ties after an index-ordered prefix: LAST n TERMS, RIGHT PART). */
-const fullSortsOf = (plan: string[]) => new Set(plan.filter((line) => line === "USE TEMP B-TREE FOR ORDER BY"));
-/** Full scans of stored tables (not of subqueries, CTEs or the full-text index). */
-const tableScansOf = (plan: string[]) =>
-  new Set(
-    plan.filter((line) => /^SCAN \w+$/.test(line) && !/^SCAN (\(|subquery|first_mentions|page_scope)/.test(line)),
-  );
 
 type Lister = (ctx: UserContext, window: PageWindow) => Promise<Page<unknown>>;
 

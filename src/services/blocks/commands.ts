@@ -7,7 +7,7 @@ import { newId } from "../../lib/ids";
 import { StaleWrite } from "../../lib/stale";
 import { blockNotFound } from "./queries";
 import { type Block, type BlockRecord, presentBlock } from "./record";
-import { activeSubtree, firstOfEach, type SubtreeRow } from "./subtree";
+import { activeSubtree, firstOfEach, type SubtreeRow, visibleChildSteps } from "./subtree";
 import { visibleTo } from "./visibility";
 
 // Every write is one statement (or one batch) whose WHERE clause carries the
@@ -215,9 +215,7 @@ async function explainRefusedUpdate(ctx: UserContext, id: string, input: UpdateB
 export async function deleteBlock(ctx: UserContext, id: string): Promise<number> {
   const tree = sql`WITH RECURSIVE tree(id) AS (
       SELECT b.id FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}
-      UNION
-      SELECT c.id FROM blocks c JOIN tree ON c.parent_id = tree.id OR c.database_id = tree.id
-      WHERE ${visibleTo(ctx.actor, "c")}
+      UNION ${visibleChildSteps(ctx.actor, "tree")}
     )`;
   const [, deleted] = await batchAll<[unknown, { id: string }]>(ctx.db, [
     sql`${tree}

@@ -6,7 +6,7 @@ import { retryWhileStale, StaleWrite } from "../../lib/stale";
 import type { PropagateResult } from "../../schemas/synced-blocks";
 import { DUPLICATE_MAX_BLOCKS } from "../blocks/commands";
 import { blockNotFound } from "../blocks/queries";
-import { activeSubtree, firstOfEach, type SubtreeRow } from "../blocks/subtree";
+import { activeSubtree, firstOfEach, type SubtreeRow, visibleChildSteps } from "../blocks/subtree";
 import { visibleTo } from "../blocks/visibility";
 import { copySchemaRecords } from "../databases/schema-records";
 import { sourceCovers, UNSYNCABLE, UNSYNCABLE_TYPES } from "./links";
@@ -46,11 +46,8 @@ const propagationSets = (ctx: UserContext, source: string): SQL => sql`
       AND ${coveredBySource(source)} AND b.type NOT IN ${UNSYNCABLE}
   ),
   old(id, target) AS (
-    SELECT c.id, targets.id FROM targets JOIN blocks c ON c.parent_id = targets.id OR c.database_id = targets.id
-    WHERE ${visibleTo(ctx.actor, "c")}
-    UNION
-    SELECT c.id, old.target FROM old JOIN blocks c ON c.parent_id = old.id OR c.database_id = old.id
-    WHERE ${visibleTo(ctx.actor, "c")}
+    ${visibleChildSteps(ctx.actor, "targets", sql`, targets.id`)}
+    UNION ${visibleChildSteps(ctx.actor, "old", sql`, old.target`)}
   )`;
 
 /**
@@ -184,12 +181,10 @@ async function attempt(ctx: UserContext, source: string): Promise<PropagateResul
     ),
   );
   // Each target's descendants that are replaced (visible ones, in any state), as a DELETE would take them.
-  const old = sql`WITH RECURSIVE old(id) AS (
-      SELECT c.id FROM json_each(${targetsJson}) t JOIN blocks c ON c.parent_id = t.value OR c.database_id = t.value
-      WHERE ${visibleTo(ctx.actor, "c")}
-      UNION
-      SELECT c.id FROM old JOIN blocks c ON c.parent_id = old.id OR c.database_id = old.id
-      WHERE ${visibleTo(ctx.actor, "c")}
+  const old = sql`WITH RECURSIVE targets(id) AS (SELECT value FROM json_each(${targetsJson})),
+    old(id) AS (
+      ${visibleChildSteps(ctx.actor, "targets")}
+      UNION ${visibleChildSteps(ctx.actor, "old")}
     )`;
 
   const statements: SQL[] = [
