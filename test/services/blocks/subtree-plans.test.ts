@@ -24,7 +24,10 @@ async function walkPlans(statements: Statement[]): Promise<string[][]> {
 function expectIndexedWalk(plan: string[]) {
   expect(plan.some((line) => line.includes(CHILDREN))).toBe(true);
   expect(plan.some((line) => line.includes(ROWS))).toBe(true);
-  expect(plan.filter((line) => line.includes("blocks_owner_state_idx")), plan.join("\n")).toEqual([]);
+  expect(
+    plan.filter((line) => line.includes("blocks_owner_state_idx")),
+    plan.join("\n"),
+  ).toEqual([]);
   expect(plan.filter((line) => /^SCAN (b|c)$/.test(line))).toEqual([]);
 }
 
