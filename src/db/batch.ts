@@ -12,6 +12,9 @@ export function prepare(d1: D1Database, query: SQL): D1PreparedStatement {
   return d1.prepare(sql).bind(...params);
 }
 
+/** How many values a drizzle `sql` query binds (D1 accepts at most 100 per statement). */
+export const parameterCount = (query: SQL): number => dialect.sqlToQuery(query).params.length;
+
 /**
  * Runs several queries as one D1 batch: one round trip, atomic (all statements
  * commit or none do), each returning its rows (`RETURNING` rows for writes).

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { badRequest } from "../../lib/errors";
 import type { RowFilter, RowSort } from "../../schemas/databases";
 import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
-import { resolvePropertyKey } from "./row-values";
+import { optionId, resolvePropertyKey } from "./row-values";
 
 // The row-value index (`row_values`, migrations/0012_row_values.sql, kept by triggers): what a row
 // query reads instead of every row's JSON. A sorted query walks the sort property's entries in
@@ -35,7 +35,7 @@ const COMPUTED: ReadonlySet<PropertyType> = new Set([
 ]);
 
 /** A property id as an SQL string literal (quotes doubled): probes repeat it, and D1 binds at most 100 values. */
-const literal = (text: string): SQL => sql.raw(`'${text.replaceAll("'", "''")}'`);
+export const literal = (text: string): SQL => sql.raw(`'${text.replaceAll("'", "''")}'`);
 
 /** The row's entry for `property` (ordinal 0), as filters read it: `f.match` holds the value. */
 const entryOf = (property: PropertyDefinition, condition: SQL): SQL =>
@@ -88,6 +88,8 @@ export interface Walk {
   from: SQL;
   /** Conditions of the walk's own access path, beside the row conditions. */
   where: SQL | undefined;
+  /** Joins the sort entry `s` to a row `b` found another way (empty when unsorted). */
+  entryJoin: SQL;
   keys: KeyColumn[];
   /** The SELECT list's extra columns: the keys under their aliases. */
   keyColumns: SQL;
@@ -106,6 +108,7 @@ export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk
     return {
       from: sql`FROM blocks b`,
       where: undefined,
+      entryJoin: sql``,
       keys: [
         { expression: sql`b.position_key`, direction: "asc", alias: "key_position" },
         { expression: sql`b.seq`, direction: "asc", alias: "key_seq" },
@@ -122,6 +125,7 @@ export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk
   return {
     from: sql`FROM row_values s JOIN blocks b ON b.seq = s.row_seq`,
     where: sql`s.database_id = ${schema.databaseId} AND s.property_id = ${literal(property.id)} AND s.ordinal = 0`,
+    entryJoin: sql`CROSS JOIN row_values s ON s.row_seq = b.seq AND s.property_id = ${literal(property.id)} AND s.ordinal = 0`,
     keys: [
       sortKey,
       { expression: sql`s.position_key`, direction: "asc", alias: "key_position" },
@@ -131,6 +135,128 @@ export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk
     valuesOf: (record) => [record.key_sort as KeyValue, record.key_position as number, record.key_seq as number],
   };
 }
+
+/**
+ * A filter whose matches the match index lists directly (row_values_match_idx: database,
+ * property, match): `condition` on the entries `m` is sargable and holds for every row the
+ * filter keeps (the filter itself is still applied). A query with one reads its matches from
+ * there when they are few, and counts from there: see `queryRows`.
+ */
+export interface DrivingFilter {
+  property: PropertyDefinition;
+  condition: SQL;
+  /** A multi-select's option: a row may have entries at several ordinals. */
+  anyOrdinal: boolean;
+}
+
+/** Filters likelier to match few rows rank lower: exact values, then options, then ranges, then a checkbox. */
+const EXACT = 0;
+const OPTION = 1;
+const RANGE = 2;
+const FLAG = 3;
+
+/** After every ISO value written on a day (they continue with "T" or end): "2026-10-01~". */
+const endOfDay = (day: string) => `${day}~`;
+
+function drivingCandidate(schema: DatabaseSchema, filter: RowFilter): { rank: number; driver: DrivingFilter } | null {
+  const property = resolvePropertyKey(schema, filter.property);
+  if (!property || !INDEXED_TYPES.has(property.type)) return null;
+  const at = (rank: number, condition: SQL, anyOrdinal = false) => ({
+    rank,
+    driver: { property, condition: anyOrdinal ? condition : sql`m.ordinal = 0 AND ${condition}`, anyOrdinal },
+  });
+  const { operator, value } = filter;
+  switch (property.type) {
+    case "select":
+    case "status":
+      return operator === "equals" ? at(OPTION, sql`m.match = ${optionId(property, value)}`) : null;
+    case "multi_select":
+      return operator === "contains" ? at(OPTION, sql`m.match = ${optionId(property, value)}`, true) : null;
+    case "checkbox":
+      return value === true ? at(FLAG, sql`m.match = 1`) : null;
+    case "number": {
+      if (typeof value !== "number") return null;
+      if (operator === "equals") return at(EXACT, sql`m.match = ${value}`);
+      if (operator === "greater_than") return at(RANGE, sql`m.match > ${value}`);
+      return operator === "less_than" ? at(RANGE, sql`m.match < ${value}`) : null;
+    }
+    case "date": {
+      // Day bounds compare the written day, a prefix of the value: bounds on the whole string.
+      if (typeof value !== "string" || value.length !== 10) return null;
+      switch (operator) {
+        case "equals":
+          return at(EXACT, sql`m.match >= ${value} AND m.match < ${endOfDay(value)}`);
+        case "on_or_after":
+          return at(RANGE, sql`m.match >= ${value}`);
+        case "after":
+          return at(RANGE, sql`m.match >= ${endOfDay(value)}`);
+        case "before":
+          return at(RANGE, sql`m.match < ${value}`);
+        case "on_or_before":
+          return at(RANGE, sql`m.match < ${endOfDay(value)}`);
+        default:
+          return null;
+      }
+    }
+    default:
+      return operator === "equals" && typeof value === "string" ? at(EXACT, sql`m.match = ${value}`) : null;
+  }
+}
+
+/** The filter to read matches from: the likeliest to match fewest rows (the first of equals). */
+export function drivingFilter(schema: DatabaseSchema, filters: RowFilter[]): DrivingFilter | null {
+  let best: { rank: number; driver: DrivingFilter } | null = null;
+  for (const filter of filters) {
+    const candidate = drivingCandidate(schema, filter);
+    if (candidate && (!best || candidate.rank < best.rank)) best = candidate;
+  }
+  return best?.driver ?? null;
+}
+
+/** The driving filter's entries, one per row (a multi-select's first entry of the option). */
+export function drivingEntries(databaseId: string, driver: DrivingFilter): SQL {
+  const once = driver.anyOrdinal
+    ? sql` AND NOT EXISTS (SELECT 1 FROM row_values d WHERE d.row_seq = m.row_seq AND d.property_id = m.property_id
+        AND d.match = m.match AND d.ordinal < m.ordinal)`
+    : sql``;
+  return sql`m.database_id = ${databaseId} AND m.property_id = ${literal(driver.property.id)} AND ${driver.condition}${once}`;
+}
+
+/**
+ * Bounds on the walk's sort key implied by filters on the sort property, so a walk sorted by a
+ * number filtered to `> 900` seeks to 900 instead of stepping over every smaller value. Only
+ * where the sort key is the match value itself (numbers, text, checkboxes): each bound holds
+ * for every row the filter keeps (rows without a value sort as X'FF' or NULL, and fail it).
+ */
+export function sortKeyBounds(
+  schema: DatabaseSchema,
+  filters: RowFilter[],
+  walk: Walk,
+  sort: RowSort | undefined,
+): SQL[] {
+  const sortKey = walk.keys[0];
+  if (!sort || !sortKey) return [];
+  const sorted = resolvePropertyKey(schema, sort.property);
+  const bounds: SQL[] = [];
+  for (const filter of filters) {
+    const property = resolvePropertyKey(schema, filter.property);
+    if (!property || property.id !== sorted?.id) continue;
+    const key = sortKey.expression;
+    const { operator, value } = filter;
+    if (property.type === "number" && typeof value === "number") {
+      if (operator === "equals") bounds.push(sql`${key} = ${value}`);
+      if (operator === "greater_than") bounds.push(sql`${key} > ${value}`);
+      if (operator === "less_than") bounds.push(sql`${key} < ${value}`);
+    } else if (property.type === "checkbox" && value === true) {
+      bounds.push(sql`${key} = 1`);
+    } else if (operator === "equals" && typeof value === "string" && TEXT_TYPES.has(property.type)) {
+      bounds.push(sql`${key} = ${value}`);
+    }
+  }
+  return bounds;
+}
+
+const TEXT_TYPES: ReadonlySet<PropertyType> = new Set(["title", "text", "url", "email", "phone_number"]);
 
 const directionSql = (key: KeyColumn) => sql.raw(key.direction === "asc" ? "ASC" : "DESC");
 

@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { batchAll } from "../../db/batch";
+import { batchAll, parameterCount } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
 import type { Page, PageWindow } from "../../lib/pagination";
@@ -11,16 +11,19 @@ import { propertyPathSql } from "./property-path";
 import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
 import {
   decodeRowCursor,
+  drivingEntries,
+  drivingFilter,
   encodeRowCursor,
   indexedValues,
   indexServes,
   type KeyValue,
   segmentsAfter,
+  sortKeyBounds,
   walkFor,
   walkOrder,
   walkOutputOrder,
 } from "./row-index";
-import { resolvePropertyKey } from "./row-values";
+import { optionId, resolvePropertyKey } from "./row-values";
 import { presentRow } from "./rows";
 
 export type { RowFilter, RowSort };
@@ -73,23 +76,6 @@ function valueExpression(property: PropertyDefinition): SQL {
     default:
       return sql`(b.properties ->> ${path})`;
   }
-}
-
-function optionId(property: PropertyDefinition, value: unknown): string {
-  const wanted =
-    typeof value === "string"
-      ? value
-      : value && typeof value === "object"
-        ? ((value as { id?: string; name?: string }).id ?? (value as { name?: string }).name)
-        : undefined;
-  const option = property.options.find((candidate) => candidate.id === wanted || candidate.name === wanted);
-  if (!option) {
-    throw badRequest(`'${String(wanted)}' is not an option of property '${property.name}'`, {
-      property: property.id,
-      allowed: property.options.map((candidate) => candidate.name),
-    });
-  }
-  return option.id;
 }
 
 /**
@@ -328,8 +314,16 @@ export async function queryRows(ctx: UserContext, schema: DatabaseSchema, query:
   return jsonPage(ctx, schema, { ...query, offset: position?.offset ?? query.offset });
 }
 
-/** Beyond this many bound values a cursor's seeks are written as one condition (D1 binds at most 100). */
-const SEGMENTED_PARAMETER_BUDGET = 80;
+/** D1 binds at most this many values per statement. */
+const D1_MAX_PARAMETERS = 100;
+
+/**
+ * A query whose driving filter matches at most this many rows reads those matches from the match
+ * index and sorts them; with more, it walks its order (matches are then dense enough that a page
+ * is near: at 100,000 rows, one in a hundred or more). Either way a page reads a bounded number
+ * of entries: up to this many, or about `limit × rows / this` for the walk.
+ */
+export const DRIVEN_MATCHES_MAX = 1_000;
 
 async function indexedPage(
   ctx: UserContext,
@@ -339,37 +333,64 @@ async function indexedPage(
 ): Promise<RowPage> {
   const walk = walkFor(schema, query.sorts[0]);
   const rows = rowConditions(ctx, schema, query.filters, indexedValues);
-  const where = walk.where ? sql`${walk.where} AND ${rows}` : rows;
+  const bounds = sortKeyBounds(schema, query.filters, walk, query.sorts[0]);
+  const where = sql.join([...(walk.where ? [walk.where] : []), ...bounds, rows], sql` AND `);
   const select = sql`SELECT b.*, ${walk.keyColumns}`;
   const order = walkOrder(walk);
   const fetch = query.limit + 1;
-  let page: SQL;
-  if (!after) {
-    page = sql`${select} ${walk.from} WHERE ${where} ORDER BY ${order} LIMIT ${fetch} OFFSET ${query.offset}`;
-  } else {
-    const segments = segmentsAfter(walk, after);
-    if (segments.length === 0) {
-      page = sql`${select} ${walk.from} WHERE 0`;
-    } else if (segments.length * (query.filters.length * 2 + 8) <= SEGMENTED_PARAMETER_BUDGET) {
-      // One seek per segment, each ordered by its index and limited; the union is ordered by
-      // segment and key (at most segments × limit rows to sort, whatever the database's size).
-      const parts = segments.map(
-        (segment, index) =>
-          sql`SELECT * FROM (${select}, ${index} AS key_segment ${walk.from} WHERE ${where} AND ${segment}
-            ORDER BY ${order} LIMIT ${fetch})`,
-      );
-      page = sql`${sql.join(parts, sql` UNION ALL `)} ORDER BY key_segment, ${walkOutputOrder(walk)} LIMIT ${fetch}`;
-    } else {
-      const afterCursor = sql.join(
+  const segments = after ? segmentsAfter(walk, after) : undefined;
+  const afterCursor = segments?.length
+    ? sql`(${sql.join(
         segments.map((segment) => sql`(${segment})`),
         sql` OR `,
-      );
-      page = sql`${select} ${walk.from} WHERE ${where} AND (${afterCursor}) ORDER BY ${order} LIMIT ${fetch}`;
+      )})`
+    : undefined;
+
+  /** The page by walking the order, at most `limit` rows: one seek, or one per cursor segment. */
+  const walked = (limit: SQL): SQL => {
+    if (!segments) {
+      return sql`${select}, 0 AS key_segment ${walk.from} WHERE ${where} ORDER BY ${order} LIMIT ${limit} OFFSET ${query.offset}`;
     }
+    if (segments.length === 0) return sql`${select}, 0 AS key_segment ${walk.from} WHERE 0`;
+    // One seek per segment, each ordered by its index and limited; the union is ordered by
+    // segment and key (at most segments × limit rows to sort, whatever the database's size).
+    const parts = segments.map(
+      (segment, index) =>
+        sql`SELECT * FROM (${select}, ${index} AS key_segment ${walk.from} WHERE ${where} AND ${segment}
+          ORDER BY ${order} LIMIT ${limit})`,
+    );
+    const seeks = sql`${sql.join(parts, sql` UNION ALL `)} ORDER BY key_segment, ${walkOutputOrder(walk)} LIMIT ${fetch}`;
+    if (parameterCount(seeks) <= D1_MAX_PARAMETERS) return seeks;
+    // Too many values to bind once per segment: one condition (a seek on the first key only).
+    return sql`${select}, 0 AS key_segment ${walk.from} WHERE ${where} AND ${afterCursor} ORDER BY ${order} LIMIT ${limit}`;
+  };
+
+  let page = walked(sql`${fetch}`);
+  let count = cappedRowCount(rows);
+  const driver = drivingFilter(schema, query.filters);
+  if (driver) {
+    // The driving filter's matches, counted (up to one more than DRIVEN_MATCHES_MAX) once in
+    // `driven`. Each side of the page is limited to 0 rows unless it is the one to read: SQLite
+    // skips a select whose LIMIT is 0 before reading anything.
+    const entries = drivingEntries(schema.databaseId, driver);
+    const driven = sql`WITH driven(matches) AS (
+      SELECT count(*) FROM (SELECT 1 FROM row_values m WHERE ${entries} LIMIT ${DRIVEN_MATCHES_MAX + 1}))`;
+    const fewLimit = sql`(SELECT CASE WHEN matches <= ${DRIVEN_MATCHES_MAX} THEN ${fetch} ELSE 0 END FROM driven)`;
+    const manyLimit = sql`(SELECT CASE WHEN matches <= ${DRIVEN_MATCHES_MAX} THEN 0 ELSE ${fetch} END FROM driven)`;
+    // The matches' sort keys sorted (narrow records), then the page's rows read by key.
+    const keys = sql`SELECT ${walk.keyColumns} FROM row_values m CROSS JOIN blocks b ON b.seq = m.row_seq ${walk.entryJoin}
+      WHERE ${entries} AND ${where}${afterCursor ? sql` AND ${afterCursor}` : sql``}
+      ORDER BY ${order} LIMIT ${fewLimit} OFFSET ${query.offset}`;
+    const fromMatches = sql`SELECT b.*, k.*, 0 AS key_segment FROM (${keys}) k CROSS JOIN blocks b ON b.seq = k.key_seq`;
+    const hybrid = sql`${driven} SELECT * FROM (${fromMatches}) UNION ALL SELECT * FROM (${walked(manyLimit)})
+      ORDER BY key_segment, ${walkOutputOrder(walk)} LIMIT ${fetch}`;
+    if (parameterCount(hybrid) <= D1_MAX_PARAMETERS) page = hybrid;
+    count = sql`SELECT count(*) AS total FROM (SELECT 1 FROM row_values m CROSS JOIN blocks b ON b.seq = m.row_seq
+      WHERE ${entries} AND ${rows} LIMIT ${ROW_COUNT_CAP + 1})`;
   }
   const [records, counts] = await batchAll<[BlockRecord & Record<string, unknown>, { total: number }]>(ctx.db, [
     page,
-    cappedRowCount(rows),
+    count,
   ]);
   const items = records.slice(0, query.limit);
   const hasMore = records.length > query.limit;

@@ -217,3 +217,21 @@ export function carriedValues(
   }
   return carried;
 }
+
+/** The id of the option a filter names (by id or name), or a 400 listing the options. */
+export function optionId(property: PropertyDefinition, value: unknown): string {
+  const wanted =
+    typeof value === "string"
+      ? value
+      : value && typeof value === "object"
+        ? ((value as { id?: string; name?: string }).id ?? (value as { name?: string }).name)
+        : undefined;
+  const option = property.options.find((candidate) => candidate.id === wanted || candidate.name === wanted);
+  if (!option) {
+    throw badRequest(`'${String(wanted)}' is not an option of property '${property.name}'`, {
+      property: property.id,
+      allowed: property.options.map((candidate) => candidate.name),
+    });
+  }
+  return option.id;
+}

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { DRIVEN_MATCHES_MAX } from "../../../src/services/databases/row-query";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
 import {
@@ -205,6 +206,106 @@ describe("the row-value index", () => {
       expect({ query, ids: indexed }).toEqual({ query, ids: reference });
       // The cursor walk in pages of 4 gives the same rows in the same order.
       expect(await walkByCursor(user, database.id, { ...query, limit: 4 })).toEqual(indexed);
+    }
+  });
+});
+
+describe("row queries with a filter the match index lists", () => {
+  // Past DRIVEN_MATCHES_MAX matches a query walks its order; up to it, it reads the matches from
+  // the match index and sorts them. Both sides, and the count read from the match index, must
+  // answer what reading every row's JSON answers.
+  it("answer the same pages and totals as the JSON, whether their matches are few or many", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const count = DRIVEN_MATCHES_MAX + 600;
+    for (let from = 0; from < count; from += 1000) {
+      const rows = Array.from({ length: Math.min(1000, count - from) }, (_, k) => {
+        const i = from + k;
+        return {
+          title: `Row ${i}`,
+          properties: {
+            Status: ["Todo", "Doing", "Done"][i % 3],
+            Tags: i % 10 === 0 ? [] : i % 3 === 2 ? ["Art", "Music"] : ["Art"],
+            Priority: i % 11 === 0 ? null : i % 100,
+            Due: i % 13 === 0 ? null : `2026-${String((i % 12) + 1).padStart(2, "0")}-15`,
+            Urgent: i % 5 !== 0,
+            Notes: `n${i % 7}`,
+          },
+        };
+      });
+      const res = await api(`/api/v1/databases/${database.id}/rows/batch`, {
+        method: "POST",
+        auth: user,
+        body: { rows },
+      });
+      expect(res.status).toBe(201);
+    }
+    const legacyId = await insertLegacyDatabase(user.id, database.properties);
+    await env.DB.prepare(
+      `INSERT INTO blocks (id, type, database_id, properties, position, created_by, last_edited_by)
+       SELECT id || '-legacy', type, ?, properties, position, created_by, last_edited_by FROM blocks
+       WHERE database_id = ? AND type = 'database_row' ORDER BY seq`,
+    )
+      .bind(legacyId, database.id)
+      .run();
+    const priority = (direction: "asc" | "desc") => [{ property: "Priority", direction }];
+    const queries: Record<string, unknown>[] = [
+      // Many matches (more than DRIVEN_MATCHES_MAX: the walk), the first with a bound on the sort key.
+      { filters: [{ property: "Priority", operator: "greater_than", value: 9 }], sorts: priority("asc") },
+      { filters: [{ property: "Urgent", operator: "equals", value: true }], sorts: priority("desc") },
+      { filters: [{ property: "Tags", operator: "contains", value: "Art" }] },
+      {
+        filters: [{ property: "Due", operator: "on_or_after", value: "2026-02-01" }],
+        sorts: [{ property: "Notes", direction: "asc" }],
+      },
+      // Few matches (read from the match index and sorted).
+      { filters: [{ property: "Priority", operator: "less_than", value: 5 }], sorts: priority("desc") },
+      { filters: [{ property: "Notes", operator: "equals", value: "n3" }], sorts: priority("asc") },
+      {
+        filters: [{ property: "Status", operator: "equals", value: "Todo" }],
+        sorts: [{ property: "Due", direction: "desc" }],
+      },
+      {
+        filters: [{ property: "Tags", operator: "contains", value: "Music" }],
+        sorts: [{ property: "Tags", direction: "asc" }],
+      },
+      { filters: [{ property: "Due", operator: "equals", value: "2026-03-15" }] },
+      { filters: [{ property: "Due", operator: "after", value: "2026-11-15" }], sorts: priority("asc") },
+      { filters: [{ property: "Due", operator: "on_or_before", value: "2026-01-15" }] },
+      {
+        filters: [
+          { property: "Urgent", operator: "equals", value: true },
+          { property: "Notes", operator: "equals", value: "n2" },
+          { property: "Priority", operator: "is_not_empty" },
+        ],
+        sorts: priority("asc"),
+      },
+    ];
+    for (const query of queries) {
+      const offsets = [0, 50, 100];
+      const indexed = await Promise.all(
+        offsets.map((offset) => queryRows(user, database.id, { ...query, limit: 50, offset })),
+      );
+      const reference = await Promise.all(
+        offsets.map((offset) => queryRows(user, legacyId, { ...query, limit: 50, offset })),
+      );
+      const ids = (pages: ApiResponse<Row[]>[]) =>
+        pages.flatMap((page) => page.body.map((row) => row.id.replace(/-legacy$/, "")));
+      expect({ query, ids: ids(indexed) }).toEqual({ query, ids: ids(reference) });
+      expect({ query, total: indexed[0]?.headers.get("X-Total-Count") }).toEqual({
+        query,
+        total: reference[0]?.headers.get("X-Total-Count"),
+      });
+      // The same three pages by cursor.
+      const byCursor: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 3; page++) {
+        const res = await queryRows(user, database.id, { ...query, limit: 50, ...(cursor ? { cursor } : {}) });
+        byCursor.push(...res.body.map((row) => row.id));
+        cursor = res.headers.get("X-Next-Cursor") ?? undefined;
+        if (!cursor) break;
+      }
+      expect({ query, ids: byCursor }).toEqual({ query, ids: ids(indexed) });
     }
   });
 });
