@@ -37,20 +37,25 @@ const COMPUTED: ReadonlySet<PropertyType> = new Set([
 /** A property id as an SQL string literal (quotes doubled): probes repeat it, and D1 binds at most 100 values. */
 export const literal = (text: string): SQL => sql.raw(`'${text.replaceAll("'", "''")}'`);
 
-/** The row's entry for `property` (ordinal 0), as filters read it: `f.match` holds the value. */
-const entryOf = (property: PropertyDefinition, condition: SQL): SQL =>
-  sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = b.seq AND f.property_id = ${literal(property.id)}
-    AND f.ordinal = 0 AND ${condition})`;
-
-/** Filters read from the index: each condition probes one row's entry by its key. */
-export const indexedValues = {
-  value: (_property: PropertyDefinition): SQL => sql`f.match`,
-  wrap: entryOf,
-  multiContains: (property: PropertyDefinition, optionId: string): SQL =>
-    sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = b.seq AND f.property_id = ${literal(property.id)}
-      AND f.match = ${optionId})`,
-  multiEmpty: (property: PropertyDefinition): SQL => entryOf(property, sql`f.match IS NULL`),
-};
+/**
+ * Filters read from the index: each condition probes one row's entry by its key, the row's seq
+ * as `row` gives it. A walk passes the seq of the entry it walks (`s.row_seq`, `m.row_seq`), not
+ * `b.seq`: SQLite then probes before it reads the row itself, and reads only the rows that match.
+ */
+export function indexedValuesFor(row: SQL) {
+  /** The row's entry for `property` (ordinal 0), as filters read it: `f.match` holds the value. */
+  const entryOf = (property: PropertyDefinition, condition: SQL): SQL =>
+    sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = ${row} AND f.property_id = ${literal(property.id)}
+      AND f.ordinal = 0 AND ${condition})`;
+  return {
+    value: (_property: PropertyDefinition): SQL => sql`f.match`,
+    wrap: entryOf,
+    multiContains: (property: PropertyDefinition, optionId: string): SQL =>
+      sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = ${row} AND f.property_id = ${literal(property.id)}
+        AND f.match = ${optionId})`,
+    multiEmpty: (property: PropertyDefinition): SQL => entryOf(property, sql`f.match IS NULL`),
+  };
+}
 
 /**
  * Whether a query can be answered from the index: a database with schema records (an older
@@ -90,6 +95,8 @@ export interface Walk {
   where: SQL | undefined;
   /** Joins the sort entry `s` to a row `b` found another way (empty when unsorted). */
   entryJoin: SQL;
+  /** The walked row's seq, as the walk has it before it reads the row (see indexedValuesFor). */
+  rowKey: SQL;
   keys: KeyColumn[];
   /** The SELECT list's extra columns: the keys under their aliases. */
   keyColumns: SQL;
@@ -109,6 +116,7 @@ export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk
       from: sql`FROM blocks b`,
       where: undefined,
       entryJoin: sql``,
+      rowKey: sql`b.seq`,
       keys: [
         { expression: sql`b.position_key`, direction: "asc", alias: "key_position" },
         { expression: sql`b.seq`, direction: "asc", alias: "key_seq" },
@@ -126,6 +134,7 @@ export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk
     from: sql`FROM row_values s JOIN blocks b ON b.seq = s.row_seq`,
     where: sql`s.database_id = ${schema.databaseId} AND s.property_id = ${literal(property.id)} AND s.ordinal = 0`,
     entryJoin: sql`CROSS JOIN row_values s ON s.row_seq = b.seq AND s.property_id = ${literal(property.id)} AND s.ordinal = 0`,
+    rowKey: sql`s.row_seq`,
     keys: [
       sortKey,
       { expression: sql`s.position_key`, direction: "asc", alias: "key_position" },

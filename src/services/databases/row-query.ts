@@ -14,7 +14,7 @@ import {
   drivingEntries,
   drivingFilter,
   encodeRowCursor,
-  indexedValues,
+  indexedValuesFor,
   indexServes,
   type KeyValue,
   segmentsAfter,
@@ -80,7 +80,7 @@ function valueExpression(property: PropertyDefinition): SQL {
 
 /**
  * Where a filter reads a property's value: the row's JSON (`jsonValues`), or the row-value index
- * (`indexedValues`, services/databases/row-index.ts), whose entries hold the same values.
+ * (`indexedValuesFor`, services/databases/row-index.ts), whose entries hold the same values.
  */
 export interface ValueSource {
   /** The value compared, for a condition that `wrap` makes about one row. */
@@ -332,7 +332,7 @@ async function indexedPage(
   after: KeyValue[] | undefined,
 ): Promise<RowPage> {
   const walk = walkFor(schema, query.sorts[0]);
-  const rows = rowConditions(ctx, schema, query.filters, indexedValues);
+  const rows = rowConditions(ctx, schema, query.filters, indexedValuesFor(walk.rowKey));
   const bounds = sortKeyBounds(schema, query.filters, walk, query.sorts[0]);
   const where = sql.join([...(walk.where ? [walk.where] : []), ...bounds, rows], sql` AND `);
   const select = sql`SELECT b.*, ${walk.keyColumns}`;
@@ -366,27 +366,28 @@ async function indexedPage(
   };
 
   let page = walked(sql`${fetch}`);
-  let count = cappedRowCount(rows);
+  let count = cappedRowCount(rowConditions(ctx, schema, query.filters, indexedValuesFor(sql`b.seq`)));
   const driver = drivingFilter(schema, query.filters);
   if (driver) {
     // The driving filter's matches, counted (up to one more than DRIVEN_MATCHES_MAX) once in
     // `driven`. Each side of the page is limited to 0 rows unless it is the one to read: SQLite
     // skips a select whose LIMIT is 0 before reading anything.
     const entries = drivingEntries(schema.databaseId, driver);
+    const matchedRows = rowConditions(ctx, schema, query.filters, indexedValuesFor(sql`m.row_seq`));
     const driven = sql`WITH driven(matches) AS (
       SELECT count(*) FROM (SELECT 1 FROM row_values m WHERE ${entries} LIMIT ${DRIVEN_MATCHES_MAX + 1}))`;
     const fewLimit = sql`(SELECT CASE WHEN matches <= ${DRIVEN_MATCHES_MAX} THEN ${fetch} ELSE 0 END FROM driven)`;
     const manyLimit = sql`(SELECT CASE WHEN matches <= ${DRIVEN_MATCHES_MAX} THEN 0 ELSE ${fetch} END FROM driven)`;
     // The matches' sort keys sorted (narrow records), then the page's rows read by key.
     const keys = sql`SELECT ${walk.keyColumns} FROM row_values m CROSS JOIN blocks b ON b.seq = m.row_seq ${walk.entryJoin}
-      WHERE ${entries} AND ${where}${afterCursor ? sql` AND ${afterCursor}` : sql``}
+      WHERE ${entries} AND ${sql.join([...(walk.where ? [walk.where] : []), ...bounds, matchedRows], sql` AND `)}${afterCursor ? sql` AND ${afterCursor}` : sql``}
       ORDER BY ${order} LIMIT ${fewLimit} OFFSET ${query.offset}`;
     const fromMatches = sql`SELECT b.*, k.*, 0 AS key_segment FROM (${keys}) k CROSS JOIN blocks b ON b.seq = k.key_seq`;
     const hybrid = sql`${driven} SELECT * FROM (${fromMatches}) UNION ALL SELECT * FROM (${walked(manyLimit)})
       ORDER BY key_segment, ${walkOutputOrder(walk)} LIMIT ${fetch}`;
     if (parameterCount(hybrid) <= D1_MAX_PARAMETERS) page = hybrid;
     count = sql`SELECT count(*) AS total FROM (SELECT 1 FROM row_values m CROSS JOIN blocks b ON b.seq = m.row_seq
-      WHERE ${entries} AND ${rows} LIMIT ${ROW_COUNT_CAP + 1})`;
+      WHERE ${entries} AND ${matchedRows} LIMIT ${ROW_COUNT_CAP + 1})`;
   }
   const [records, counts] = await batchAll<[BlockRecord & Record<string, unknown>, { total: number }]>(ctx.db, [
     page,
