@@ -296,6 +296,17 @@ describe("row queries with a filter the match index lists", () => {
         query,
         total: reference[0]?.headers.get("X-Total-Count"),
       });
+      // Past the last match, the total is still counted.
+      const past = { ...query, limit: 50, offset: count };
+      const [pastIndexed, pastReference] = [
+        await queryRows(user, database.id, past),
+        await queryRows(user, legacyId, past),
+      ];
+      expect({ query, rows: pastIndexed.body.length, total: pastIndexed.headers.get("X-Total-Count") }).toEqual({
+        query,
+        rows: 0,
+        total: pastReference.headers.get("X-Total-Count"),
+      });
       // The same three pages by cursor.
       const byCursor: string[] = [];
       let cursor: string | undefined;
