@@ -316,6 +316,12 @@ export async function queryRows(ctx: UserContext, schema: DatabaseSchema, query:
   return jsonPage(ctx, schema, { ...query, offset: position?.offset ?? query.offset });
 }
 
+/**
+ * The rows of the match index's entries, read from the narrow index of their state
+ * (migrations/0013): what a count or a sort of matches checks, without reading the rows.
+ */
+const rowState = sql.raw("blocks b INDEXED BY blocks_row_state_idx");
+
 /** D1 binds at most this many values per statement. */
 const D1_MAX_PARAMETERS = 100;
 
@@ -393,7 +399,7 @@ async function indexedPage(
     const aliased: Walk = { ...walk, keys: walk.keys.map((key) => ({ ...key, expression: sql.raw(key.alias) })) };
     const aliasedSegments = after ? segmentsAfter(aliased, after) : [];
     const allMatches = sql`SELECT ${walk.keyColumns}, count(*) OVER () AS key_total
-      FROM row_values m CROSS JOIN blocks b ON b.seq = m.row_seq ${walk.entryJoin}
+      FROM row_values m CROSS JOIN ${rowState} ON b.seq = m.row_seq ${walk.entryJoin}
       WHERE ${entries} AND ${sql.join([...(walk.where ? [walk.where] : []), ...bounds, matchedRows], sql` AND `)}
       LIMIT ${onlyIfFew(-1)}`;
     const afterAliased = after
@@ -415,10 +421,10 @@ async function indexedPage(
       page = hybrid;
       // Counted by the page when matches are few; else the driving filter's matches, checked.
       count = sql`${driven} SELECT (SELECT matches FROM driven) AS driven, count(*) AS total FROM (
-        SELECT 1 FROM row_values m CROSS JOIN blocks b ON b.seq = m.row_seq
+        SELECT 1 FROM row_values m CROSS JOIN ${rowState} ON b.seq = m.row_seq
         WHERE ${entries} AND ${matchedRows} LIMIT ${onlyIfMany(ROW_COUNT_CAP + 1)})`;
     } else {
-      count = sql`SELECT NULL AS driven, count(*) AS total FROM (SELECT 1 FROM row_values m CROSS JOIN blocks b ON b.seq = m.row_seq
+      count = sql`SELECT NULL AS driven, count(*) AS total FROM (SELECT 1 FROM row_values m CROSS JOIN ${rowState} ON b.seq = m.row_seq
         WHERE ${entries} AND ${matchedRows} LIMIT ${ROW_COUNT_CAP + 1})`;
     }
   }
@@ -436,7 +442,7 @@ async function indexedPage(
         : query.offset > 0 || after
           ? ((
               await ctx.db.get<{ total: number }>(sql`SELECT count(*) AS total FROM row_values m
-              CROSS JOIN blocks b ON b.seq = m.row_seq WHERE ${drivingEntries(schema.databaseId, driver as DrivingFilter)}
+              CROSS JOIN ${rowState} ON b.seq = m.row_seq WHERE ${drivingEntries(schema.databaseId, driver as DrivingFilter)}
               AND ${rowConditions(ctx, schema, query.filters, indexedValuesFor(sql`m.row_seq`))}`)
             )?.total ?? 0)
           : 0;
