@@ -156,6 +156,14 @@ export interface DrivingFilter {
   condition: SQL;
   /** A multi-select's option: a row may have entries at several ordinals. */
   anyOrdinal: boolean;
+  /**
+   * The condition is the filter itself (not only implied by it), so the filter need not be
+   * checked again on the rows it lists. Day bounds on dates compare the whole value, which equals
+   * the filter's comparison of its first ten characters only when the value is text.
+   */
+  exact: boolean;
+  /** The filter's index in the query's filters. */
+  filterIndex: number;
 }
 
 /** Filters likelier to match few rows rank lower: exact values, then options, then ranges, then a checkbox. */
@@ -167,12 +175,22 @@ const FLAG = 3;
 /** After every ISO value written on a day (they continue with "T" or end): "2026-10-01~". */
 const endOfDay = (day: string) => `${day}~`;
 
-function drivingCandidate(schema: DatabaseSchema, filter: RowFilter): { rank: number; driver: DrivingFilter } | null {
+function drivingCandidate(
+  schema: DatabaseSchema,
+  filter: RowFilter,
+  filterIndex: number,
+): { rank: number; driver: DrivingFilter } | null {
   const property = resolvePropertyKey(schema, filter.property);
   if (!property || !INDEXED_TYPES.has(property.type)) return null;
   const at = (rank: number, condition: SQL, anyOrdinal = false) => ({
     rank,
-    driver: { property, condition: anyOrdinal ? condition : sql`m.ordinal = 0 AND ${condition}`, anyOrdinal },
+    driver: {
+      property,
+      condition: anyOrdinal ? condition : sql`m.ordinal = 0 AND ${condition}`,
+      anyOrdinal,
+      exact: property.type !== "date",
+      filterIndex,
+    },
   });
   const { operator, value } = filter;
   switch (property.type) {
@@ -215,8 +233,8 @@ function drivingCandidate(schema: DatabaseSchema, filter: RowFilter): { rank: nu
 /** The filter to read matches from: the likeliest to match fewest rows (the first of equals). */
 export function drivingFilter(schema: DatabaseSchema, filters: RowFilter[]): DrivingFilter | null {
   let best: { rank: number; driver: DrivingFilter } | null = null;
-  for (const filter of filters) {
-    const candidate = drivingCandidate(schema, filter);
+  for (const [index, filter] of filters.entries()) {
+    const candidate = drivingCandidate(schema, filter, index);
     if (candidate && (!best || candidate.rank < best.rank)) best = candidate;
   }
   return best?.driver ?? null;

@@ -10,7 +10,6 @@ import { IsoDateOrDateTime } from "./date-value";
 import { propertyPathSql } from "./property-path";
 import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
 import {
-  type DrivingFilter,
   decodeRowCursor,
   drivingEntries,
   drivingFilter,
@@ -383,12 +382,18 @@ async function indexedPage(
   let count = sql`SELECT NULL AS driven, count(*) AS total FROM (SELECT 1 FROM blocks b
     WHERE ${rowConditions(ctx, schema, query.filters, indexedValuesFor(sql`b.seq`))} LIMIT ${ROW_COUNT_CAP + 1})`;
   const driver = drivingFilter(schema, query.filters);
+  /** All the driving filter's matches that pass the query, counted (for a page past the last). */
+  let everyMatch: SQL | undefined;
   if (driver) {
     // The driving filter's matches, counted (up to one more than DRIVEN_MATCHES_MAX) in `driven`.
     // Each side is limited to 0 rows unless it is the one to read: SQLite skips a select whose
     // LIMIT is 0 before reading anything (a guard in WHERE was evaluated per row: both sides ran).
     const entries = drivingEntries(schema.databaseId, driver);
-    const matchedRows = rowConditions(ctx, schema, query.filters, indexedValuesFor(sql`m.row_seq`));
+    // The other filters (and the driving one unless its entries are exactly its matches).
+    const checked = driver.exact ? query.filters.filter((_, index) => index !== driver.filterIndex) : query.filters;
+    const matchedRows = rowConditions(ctx, schema, checked, indexedValuesFor(sql`m.row_seq`));
+    everyMatch = sql`SELECT count(*) AS total FROM row_values m CROSS JOIN ${rowState} ON b.seq = m.row_seq
+      WHERE ${entries} AND ${matchedRows}`;
     const driven = sql`WITH driven(matches) AS (
       SELECT count(*) FROM (SELECT 1 FROM row_values m WHERE ${entries} LIMIT ${DRIVEN_MATCHES_MAX + 1}))`;
     const few = sql`(SELECT matches <= ${DRIVEN_MATCHES_MAX} FROM driven)`;
@@ -440,11 +445,7 @@ async function indexedPage(
       typeof fromPage === "number"
         ? fromPage
         : query.offset > 0 || after
-          ? ((
-              await ctx.db.get<{ total: number }>(sql`SELECT count(*) AS total FROM row_values m
-              CROSS JOIN ${rowState} ON b.seq = m.row_seq WHERE ${drivingEntries(schema.databaseId, driver as DrivingFilter)}
-              AND ${rowConditions(ctx, schema, query.filters, indexedValuesFor(sql`m.row_seq`))}`)
-            )?.total ?? 0)
+          ? ((await ctx.db.get<{ total: number }>(everyMatch as SQL))?.total ?? 0)
           : 0;
   }
   const items = records.slice(0, query.limit);
