@@ -156,12 +156,6 @@ export interface DrivingFilter {
   condition: SQL;
   /** A multi-select's option: a row may have entries at several ordinals. */
   anyOrdinal: boolean;
-  /**
-   * The condition is the filter itself (not only implied by it), so the filter need not be
-   * checked again on the rows it lists. Day bounds on dates compare the whole value, which equals
-   * the filter's comparison of its first ten characters only when the value is text.
-   */
-  exact: boolean;
   /** The filter's index in the query's filters. */
   filterIndex: number;
 }
@@ -188,7 +182,6 @@ function drivingCandidate(
       property,
       condition: anyOrdinal ? condition : sql`m.ordinal = 0 AND ${condition}`,
       anyOrdinal,
-      exact: property.type !== "date",
       filterIndex,
     },
   });

@@ -94,6 +94,14 @@ export interface ValueSource {
   multiEmpty(property: PropertyDefinition): SQL;
 }
 
+/** The driving filter's own entry `m` (row-index.ts, drivingFilter): its value is at hand. */
+const drivingEntryValues: ValueSource = {
+  value: () => sql`m.match`,
+  wrap: (_property, condition) => condition,
+  multiContains: (_property, id) => sql`m.match = ${id}`,
+  multiEmpty: () => sql`m.match IS NULL`,
+};
+
 export const jsonValues: ValueSource = {
   value: valueExpression,
   wrap: (_property, condition) => condition,
@@ -389,9 +397,11 @@ async function indexedPage(
     // Each side is limited to 0 rows unless it is the one to read: SQLite skips a select whose
     // LIMIT is 0 before reading anything (a guard in WHERE was evaluated per row: both sides ran).
     const entries = drivingEntries(schema.databaseId, driver);
-    // The other filters (and the driving one unless its entries are exactly its matches).
-    const checked = driver.exact ? query.filters.filter((_, index) => index !== driver.filterIndex) : query.filters;
-    const matchedRows = rowConditions(ctx, schema, checked, indexedValuesFor(sql`m.row_seq`));
+    // The other filters probed by key; the driving one checked on its entry `m` itself.
+    const others = query.filters.filter((_, index) => index !== driver.filterIndex);
+    const driving = query.filters[driver.filterIndex] as RowFilter;
+    const matchedRows = sql`${rowConditions(ctx, schema, others, indexedValuesFor(sql`m.row_seq`))}
+      AND ${filterCondition(schema, driving, driver.filterIndex, "filters", drivingEntryValues)}`;
     everyMatch = sql`SELECT count(*) AS total FROM row_values m CROSS JOIN ${rowState} ON b.seq = m.row_seq
       WHERE ${entries} AND ${matchedRows}`;
     const driven = sql`WITH driven(matches) AS (
