@@ -87,3 +87,40 @@ export const REMINDERS = {
    */
   maxQueriesPerReminder: 0.25,
 } as const;
+
+/**
+ * `npm run bench -- databases` (and part of the full run): row queries at databases of
+ * these sizes, writes, a duplicate, a CSV export, cursors and the bundle. See README.md.
+ * `--quick` leaves out the 100,000-row database and shortens every run.
+ */
+export const DATABASES = {
+  /** Rows of the databases the row queries run on, one database per size; the growth target compares the last with the first. */
+  sizes: QUICK ? [1_000, 10_000] : [1_000, 10_000, 100_000],
+  /** Page size of every row query. */
+  limit: 50,
+  /** Sequential requests per query, size and server: discarded warm-up, then measured in `slices` taking turns. */
+  warmupRequests: QUICK ? 2 : 4,
+  requests: QUICK ? 12 : 30,
+  slices: QUICK ? 2 : 3,
+  /** Repeats of page 1 and of the deep page, taking turns, once the cursor walk is done. */
+  deepPageRepeats: QUICK ? 10 : 20,
+  /** Writes: sequential (1 connection) and with modest concurrency, per server, taking turns (see load.ts). */
+  writeConnections: [1, 4] as readonly number[],
+  writeLoad: QUICK
+    ? { connections: 1, warmupSeconds: 1, measureSeconds: 2, slices: 2 }
+    : { connections: 1, warmupSeconds: 1, measureSeconds: 8, slices: 4 },
+  /** Blocks of the tree duplicated, and how many times (each copy from the original). */
+  duplicateBlocks: 1_000,
+  duplicateRepeats: QUICK ? 3 : 5,
+  /** The bulk-rows endpoint: this many requests of `rowsPerRequest` rows into a fresh database. */
+  bulkRequests: QUICK ? 10 : 100,
+  bulkRowsPerRequest: 1_000,
+  targets: {
+    /** Worker p50 at the largest database over p50 at the smallest, per query. */
+    maxGrowth: 1.5,
+    /** Worker write throughput over the baseline's, per write and concurrency. */
+    minWriteRatio: 0.8,
+    /** D1 round trips of a row write (create row, PUT row), the API key remembered. */
+    maxRowWriteRoundTrips: 2,
+  },
+} as const;

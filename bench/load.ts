@@ -38,7 +38,7 @@ interface Sample {
  * summary: the summary's histogram has 1 ms resolution, too coarse for requests
  * that take a few milliseconds on loopback.
  */
-function run(target: LoadTarget, seconds: number): Promise<Sample> {
+function run(target: LoadTarget, seconds: number, load: LoadSettings): Promise<Sample> {
   const latencies: number[] = [];
   const failedStatuses: Record<string, number> = {};
   let firstFailure: string | null = null;
@@ -50,7 +50,7 @@ function run(target: LoadTarget, seconds: number): Promise<Sample> {
       {
         url: target.url,
         headers: target.headers,
-        connections: LOAD.connections,
+        connections: target.connections ?? load.connections,
         duration: seconds,
         // autocannon builds the request once, body included, and sends that buffer every time.
         requests: [{ method: target.method ?? "GET", ...(target.body ? { body: target.body } : {}), onResponse }],
@@ -105,8 +105,8 @@ function summarise(samples: readonly Sample[]): LoadResult {
  * pause lets the server finish them before the other server gets load, so one
  * run's tail does not eat into the next run's CPU.
  */
-async function runThenDrain(target: LoadTarget, seconds: number): Promise<Sample> {
-  const sample = await run(target, seconds);
+async function runThenDrain(target: LoadTarget, seconds: number, load: LoadSettings): Promise<Sample> {
+  const sample = await run(target, seconds, load);
   await sleep(DRAIN_MILLISECONDS);
   return sample;
 }
@@ -115,9 +115,19 @@ export interface LoadTarget {
   url: string;
   headers: Record<string, string>;
   /** GET when absent. */
-  method?: "GET" | "POST";
-  /** The same bytes on every request (a media upload). */
+  method?: "GET" | "POST" | "PUT" | "PATCH";
+  /** The same bytes on every request (a media upload, a write's JSON). */
   body?: Buffer;
+  /** Concurrent connections; the load settings' when absent. */
+  connections?: number;
+}
+
+/** How long and how hard measureInTurn loads each target (LOAD by default). */
+export interface LoadSettings {
+  connections: number;
+  warmupSeconds: number;
+  measureSeconds: number;
+  slices: number;
 }
 
 /**
@@ -129,12 +139,12 @@ export interface LoadTarget {
  * baseline, 100k to 10k) hold even when absolute numbers drift.
  * Never two at once: the load generator and the servers share the CPUs.
  */
-export async function measureInTurn(targets: readonly LoadTarget[]): Promise<LoadResult[]> {
-  for (const target of targets) await runThenDrain(target, LOAD.warmupSeconds);
+export async function measureInTurn(targets: readonly LoadTarget[], load: LoadSettings = LOAD): Promise<LoadResult[]> {
+  for (const target of targets) await runThenDrain(target, load.warmupSeconds, load);
   const samples: Sample[][] = targets.map(() => []);
-  const slice = LOAD.measureSeconds / LOAD.slices;
-  for (let i = 0; i < LOAD.slices; i++) {
-    for (const [index, target] of targets.entries()) samples[index]?.push(await runThenDrain(target, slice));
+  const slice = load.measureSeconds / load.slices;
+  for (let i = 0; i < load.slices; i++) {
+    for (const [index, target] of targets.entries()) samples[index]?.push(await runThenDrain(target, slice, load));
   }
   return samples.map(summarise);
 }

@@ -14,7 +14,7 @@ import { type PushTally, startPushReceiver } from "./reminders-push.ts";
 import { type RemindersSeed, seedReminders } from "./reminders-seed.ts";
 import { checkFirings, checkQueues, type FiringCheck, type QueueCheck } from "./reminders-verify.ts";
 import { formatTargets, RESULTS_DIR, type TargetCheck, targetsMarkdown } from "./report.ts";
-import { type BuiltWorker, build, type Server, startServer, type WorkerSpec } from "./servers.ts";
+import { type BuiltWorker, build, type Server, startBoth, type WorkerSpec } from "./servers.ts";
 import { workerCompatibilityDate } from "./wrangler.ts";
 
 const BASELINE: WorkerSpec = {
@@ -191,15 +191,6 @@ async function tickAndDrain(server: Server, expected: number, firedMessage: stri
 }
 
 /** Starts both servers together; if either fails, stops the other before throwing. */
-async function startPair(workers: [BuiltWorker, BuiltWorker], seed: RemindersSeed): Promise<[Server, Server]> {
-  const states = [seed.workerState, seed.baselineState];
-  const started = await Promise.allSettled(workers.map((worker, i) => startServer(worker, states[i] as string, "/")));
-  const [worker, baseline] = started;
-  if (worker?.status === "fulfilled" && baseline?.status === "fulfilled") return [worker.value, baseline.value];
-  for (const result of started) if (result.status === "fulfilled") await result.value.stop();
-  throw started.find((result) => result.status === "rejected")?.reason;
-}
-
 function evaluate(worker: ServerResult, baseline: ServerResult, seed: RemindersSeed): TargetCheck[] {
   const reminders = seed.reminders.length;
   const pushReminders = seed.reminders.filter((reminder) => reminder.channel === "push").length;
@@ -405,7 +396,10 @@ export async function runRemindersBench(
   log(`Reminders: seeding ${total} due reminders of ${REMINDERS.users} users in a fresh local D1`);
   const seed = await seedReminders(dir, receiver.endpoint);
   log("Reminders: starting the Worker and the baseline on loopback");
-  const [workerServer, baselineServer] = await startPair([worker, baselineWorker], seed);
+  const [workerServer, baselineServer] = await startBoth(
+    [worker, baselineWorker],
+    [seed.workerState, seed.baselineState],
+  );
   const stopWorker = defer(workerServer.stop);
   const stopBaseline = defer(baselineServer.stop);
   const ready = (await (await fetch(`${baselineServer.origin}/`)).json()) as { due?: number };

@@ -1,13 +1,16 @@
 // npm run bench: throughput and latency of the Worker's read endpoints against a
 // bare baseline Worker doing the same D1 work, at two dataset sizes, and of its
 // media upload and signed download against the same R2 work, and the drain of 10,000
-// due reminders after one cron tick (reminders.ts). See README.md.
+// due reminders after one cron tick (reminders.ts), and databases at scale: row queries at
+// 1k/10k/100k rows against the SQL before the row-value index, writes, a duplicate, a CSV
+// export, cursors and the bundle (databases.ts). See README.md.
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { defer, undoAll, undoAllOnSignals } from "./cleanup.ts";
 import { CHAIN_DEPTH, DATASET_SIZES, LOAD, MEDIA_FILE_BYTES, SEARCH_PLANTED, SEARCH_WORD, TARGETS } from "./config.ts";
 import { runContentBench } from "./content.ts";
+import { runDatabasesBench } from "./databases.ts";
 import type { Dataset } from "./dataset.ts";
 import { ENDPOINTS, LIST_LIMIT } from "./endpoints.ts";
 import { type LoadResult, type LoadTarget, measureInTurn, probe } from "./load.ts";
@@ -15,7 +18,7 @@ import { MEDIA_ENDPOINTS, type MediaTargets, mediaRoundTrips, verifyMedia } from
 import { runRemindersBench } from "./reminders.ts";
 import { evaluateTargets, formatTable, formatTargets, type Measurement, writeReport } from "./report.ts";
 import { seedDatabase } from "./seed.ts";
-import { type BuiltWorker, build, type Server, startServer, type WorkerSpec } from "./servers.ts";
+import { type BuiltWorker, build, startBoth, type WorkerSpec } from "./servers.ts";
 import { type Target, verifyServers } from "./verify.ts";
 import { workerCompatibilityDate } from "./wrangler.ts";
 
@@ -36,15 +39,6 @@ interface Setup {
   firstRoundTrips: Map<string, number>;
   /** The media load, verified: at the smallest size only. */
   media?: MediaTargets;
-}
-
-/** Starts both servers together, each on its D1 state; if either fails, stops the other before throwing. */
-async function startBoth(workers: [BuiltWorker, BuiltWorker], states: [string, string]): Promise<[Server, Server]> {
-  const started = await Promise.allSettled(workers.map((worker, i) => startServer(worker, states[i] as string, "/")));
-  const [worker, baseline] = started;
-  if (worker?.status === "fulfilled" && baseline?.status === "fulfilled") return [worker.value, baseline.value];
-  for (const result of started) if (result.status === "fulfilled") await result.value.stop();
-  throw started.find((result) => result.status === "rejected")?.reason;
 }
 
 async function setUp(size: number, workers: [BuiltWorker, BuiltWorker], workDir: string): Promise<Setup> {
@@ -169,8 +163,9 @@ async function main(): Promise<number> {
     build(baselineSpec, join(runDir, "build", "baseline")),
   ]);
 
-  // Its own servers and D1, stopped before the read endpoints' start.
+  // Each with its own servers and D1, stopped before the next section starts.
   const reminders = await runRemindersBench(log, runDir, workers[0]);
+  const databases = await runDatabasesBench(log, runDir, workers[0]);
 
   const setups: Setup[] = [];
   for (const size of DATASET_SIZES) {
@@ -220,11 +215,13 @@ async function main(): Promise<number> {
     targets,
   });
   console.log(`\nWrote ${file} (and .json). Took ${elapsed()}.`);
-  return targets.every((check) => check.pass) && content === 0 && reminders === 0 ? 0 : 1;
+  return targets.every((check) => check.pass) && content === 0 && reminders === 0 && databases === 0 ? 0 : 1;
 }
 
-/** `npm run bench -- reminders`: only the reminders section. */
-async function remindersOnly(): Promise<number> {
+/** `npm run bench -- reminders` or `-- databases`: only that section, on the Worker built once. */
+async function sectionOnly(
+  section: (log: (message: string) => void, runDir: string, worker: BuiltWorker) => Promise<number>,
+) {
   undoAllOnSignals();
   const [loadAtStart = 0] = loadavg();
   if (loadAtStart > 1) log(`Warning: load average ${loadAtStart.toFixed(2)} before starting; expect noisy numbers.`);
@@ -232,7 +229,7 @@ async function remindersOnly(): Promise<number> {
   defer(() => rm(runDir, { recursive: true, force: true }));
   log(`Building the Worker into ${runDir}`);
   const worker = await build(WORKER, join(runDir, "build", "worker"));
-  const code = await runRemindersBench(log, runDir, worker);
+  const code = await section(log, runDir, worker);
   log(`Took ${elapsed()}.`);
   return code;
 }
@@ -241,8 +238,10 @@ try {
   process.exitCode = process.argv.includes("content")
     ? await runContentBench()
     : process.argv.includes("reminders")
-      ? await remindersOnly()
-      : await main();
+      ? await sectionOnly(runRemindersBench)
+      : process.argv.includes("databases")
+        ? await sectionOnly(runDatabasesBench)
+        : await main();
 } catch (error) {
   console.error(`\nBenchmark failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 2;

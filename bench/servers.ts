@@ -53,6 +53,8 @@ export interface Server {
   origin: string;
   /** wrangler's devtools endpoint (http://127.0.0.1:port): one client may follow the runtime's console there. */
   inspector: string;
+  /** wrangler's process id, also its process group's (workerd runs in that group). */
+  pid: number | undefined;
   stop: () => Promise<void>;
 }
 
@@ -129,6 +131,7 @@ async function startOnce(worker: BuiltWorker, persistDir: string, readyPath: str
     name: worker.name,
     origin: `http://127.0.0.1:${port}`,
     inspector: `http://127.0.0.1:${inspectorPort}`,
+    pid: child.pid,
     stop: () => stopProcessGroup(child),
   };
   try {
@@ -179,4 +182,16 @@ async function stopProcessGroup(child: ChildProcess): Promise<void> {
     clearTimeout(timer);
   }
   signalGroup("SIGKILL");
+}
+
+/** Starts two servers together, each on its own D1 state; if either fails, stops the other before throwing. */
+export async function startBoth(
+  workers: [BuiltWorker, BuiltWorker],
+  states: [string, string],
+): Promise<[Server, Server]> {
+  const started = await Promise.allSettled(workers.map((worker, i) => startServer(worker, states[i] as string, "/")));
+  const [first, second] = started;
+  if (first?.status === "fulfilled" && second?.status === "fulfilled") return [first.value, second.value];
+  for (const result of started) if (result.status === "fulfilled") await result.value.stop();
+  throw started.find((result) => result.status === "rejected")?.reason;
 }
