@@ -233,13 +233,12 @@ export function drivingFilter(schema: DatabaseSchema, filters: RowFilter[]): Dri
   return best?.driver ?? null;
 }
 
-/** The driving filter's entries, one per row (a multi-select's first entry of the option). */
+/**
+ * The driving filter's entries: one per row (a multi-select has one entry per option it holds,
+ * even when its value names an option twice: migrations/0013).
+ */
 export function drivingEntries(databaseId: string, driver: DrivingFilter): SQL {
-  const once = driver.anyOrdinal
-    ? sql` AND NOT EXISTS (SELECT 1 FROM row_values d WHERE d.row_seq = m.row_seq AND d.property_id = m.property_id
-        AND d.match = m.match AND d.ordinal < m.ordinal)`
-    : sql``;
-  return sql`m.database_id = ${databaseId} AND m.property_id = ${literal(driver.property.id)} AND ${driver.condition}${once}`;
+  return sql`m.database_id = ${databaseId} AND m.property_id = ${literal(driver.property.id)} AND ${driver.condition}`;
 }
 
 /**

@@ -321,6 +321,29 @@ describe("row queries with a filter the match index lists", () => {
   });
 });
 
+describe("a multi-select value naming an option twice", () => {
+  // Stored straight to D1 (the API deduplicates values): one index entry per option, so the row
+  // is listed and counted once, whichever side of the driving filter's threshold reads it.
+  it("is listed and counted once by contains, and its index entries stay exact", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const tags = database.prop("Tags");
+    const art = tags.options.find((option) => option.name === "Art");
+    const row = await createRow(user, database.id, { title: "Twice", Tags: ["Art"] });
+    await env.DB.prepare("UPDATE blocks SET properties = json_set(properties, ?, json(?)) WHERE id = ?")
+      .bind(`$."${tags.id}"`, JSON.stringify([art, art, "Art"]), row.id)
+      .run();
+    const once = await createRow(user, database.id, { title: "Once", Tags: ["Art"] });
+    await expectIndexExact(database.id);
+    const res = await queryRows(user, database.id, {
+      filters: [{ property: "Tags", operator: "contains", value: "Art" }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.map((found) => found.id)).toEqual([row.id, once.id]);
+    expect(res.headers.get("X-Total-Count")).toBe("2");
+  });
+});
+
 describe("cursors of row queries", () => {
   it("continue a walk where the last page stopped, even when rows are added before it", async () => {
     const user = await createUser();
