@@ -166,8 +166,12 @@ const OPTION = 1;
 const RANGE = 2;
 const FLAG = 3;
 
-/** After every ISO value written on a day (they continue with "T" or end): "2026-10-01~". */
-const endOfDay = (day: string) => `${day}~`;
+/**
+ * The first string after every string that starts with `day` ("2026-10-01" -> "2026-10-02",
+ * "2026-10-09" -> "2026-10-0:"): text written on that day lies in [day, afterDay(day)).
+ * Numbers sort before all text and match no date filter (row-query.ts).
+ */
+const afterDay = (day: string) => day.slice(0, -1) + String.fromCharCode(day.charCodeAt(day.length - 1) + 1);
 
 function drivingCandidate(
   schema: DatabaseSchema,
@@ -205,15 +209,15 @@ function drivingCandidate(
       if (typeof value !== "string" || value.length !== 10) return null;
       switch (operator) {
         case "equals":
-          return at(EXACT, sql`m.match >= ${value} AND m.match < ${endOfDay(value)}`);
+          return at(EXACT, sql`m.match >= ${value} AND m.match < ${afterDay(value)}`);
         case "on_or_after":
           return at(RANGE, sql`m.match >= ${value}`);
         case "after":
-          return at(RANGE, sql`m.match >= ${endOfDay(value)}`);
+          return at(RANGE, sql`m.match >= ${afterDay(value)}`);
         case "before":
           return at(RANGE, sql`m.match < ${value}`);
         case "on_or_before":
-          return at(RANGE, sql`m.match < ${endOfDay(value)}`);
+          return at(RANGE, sql`m.match < ${afterDay(value)}`);
         default:
           return null;
       }

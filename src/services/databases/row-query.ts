@@ -105,8 +105,10 @@ const drivingEntryValues: ValueSource = {
 export const jsonValues: ValueSource = {
   value: valueExpression,
   wrap: (_property, condition) => condition,
-  multiContains: (property, id) => sql`EXISTS (SELECT 1 FROM json_each(b.properties, ${propertyPathSql(property.id)}) e
-        WHERE CASE e.type WHEN 'object' THEN e.value ->> '$.id' WHEN 'text' THEN e.value END = ${id})`,
+  // Options of an array only: a select's object or a text left by a retype holds none (as indexed).
+  multiContains: (property, id) => sql`(json_type(b.properties, ${propertyPathSql(property.id)}) = 'array'
+    AND EXISTS (SELECT 1 FROM json_each(b.properties, ${propertyPathSql(property.id)}) e
+        WHERE CASE e.type WHEN 'object' THEN e.value ->> '$.id' WHEN 'text' THEN e.value END = ${id}))`,
   multiEmpty: (property) => sql`coalesce(json_array_length(b.properties, ${propertyPathSql(property.id)}), 0) = 0`,
 };
 
@@ -181,8 +183,11 @@ function filterCondition(
       // A date-only bound compares calendar days as written; a date-time bound compares
       // instants (julianday normalises offsets, so +02:00 and Z values order correctly).
       const day = wanted.slice(0, 10);
-      const dayOf = sql`substr(${value}, 1, 10)`;
-      const instant = sql`julianday(${value})`;
+      // Only text is a date: a number left in a date property by a retype matches no bound
+      // (julianday would read it as a Julian day number), in the JSON as in the index.
+      const text = sql`(CASE WHEN typeof(${value}) = 'text' THEN ${value} END)`;
+      const dayOf = sql`substr(${text}, 1, 10)`;
+      const instant = sql`julianday(${text})`;
       const dateOnly = wanted.length === 10;
       const compare = (op: string) =>
         dateOnly ? sql`${dayOf} ${sql.raw(op)} ${day}` : sql`${instant} ${sql.raw(op)} julianday(${wanted})`;
@@ -283,16 +288,30 @@ function rowConditions(
   filters: RowFilter[],
   source: ValueSource = jsonValues,
 ): SQL {
-  return sql.join(
-    [
-      sql`b.database_id = ${schema.databaseId}`,
-      sql`b.type = 'database_row'`,
-      visibleTo(ctx.actor),
-      isActive(),
-      ...filters.map((filter, index) => filterCondition(schema, filter, index, "filters", source)),
-    ],
-    sql` AND `,
-  );
+  return allOf([
+    sql`b.database_id = ${schema.databaseId}`,
+    sql`b.type = 'database_row'`,
+    visibleTo(ctx.actor),
+    isActive(),
+    ...filters.map((filter, index) => filterCondition(schema, filter, index, "filters", source)),
+  ]);
+}
+
+/** Conditions per parenthesised group in `allOf`. */
+const GROUP = 8;
+
+/**
+ * The conjunction of `conditions`, parenthesised in groups: SQLite parses a chain of ANDs as a
+ * tree as deep as the chain, and D1 refuses expressions deeper than 100 ("Expression tree is too
+ * large"), which 50 filters with a walk's own conditions reached.
+ */
+function allOf(conditions: SQL[]): SQL {
+  if (conditions.length <= GROUP) return sql.join(conditions, sql` AND `);
+  const groups: SQL[] = [];
+  for (let i = 0; i < conditions.length; i += GROUP) {
+    groups.push(sql`(${sql.join(conditions.slice(i, i + GROUP), sql` AND `)})`);
+  }
+  return allOf(groups);
 }
 
 const cappedRowCount = (rows: SQL): SQL =>
@@ -351,8 +370,9 @@ async function indexedPage(
 ): Promise<RowPage> {
   const walk = walkFor(schema, query.sorts[0]);
   const rows = rowConditions(ctx, schema, query.filters, indexedValuesFor(walk.rowKey));
-  const bounds = sortKeyBounds(schema, query.filters, walk, query.sorts[0]);
-  const where = sql.join([...(walk.where ? [walk.where] : []), ...bounds, rows], sql` AND `);
+  // Bounds bind values too: with many filters (D1 binds at most 100 per statement) the walk goes unbounded.
+  const bounds = query.filters.length <= 10 ? sortKeyBounds(schema, query.filters, walk, query.sorts[0]) : [];
+  const where = allOf([...(walk.where ? [walk.where] : []), ...bounds, rows]);
   const select = sql`SELECT b.*, ${walk.keyColumns}`;
   const order = walkOrder(walk);
   const fetch = query.limit + 1;
@@ -415,7 +435,7 @@ async function indexedPage(
     const aliasedSegments = after ? segmentsAfter(aliased, after) : [];
     const allMatches = sql`SELECT ${walk.keyColumns}, count(*) OVER () AS key_total
       FROM row_values m CROSS JOIN ${rowState} ON b.seq = m.row_seq ${walk.entryJoin}
-      WHERE ${entries} AND ${sql.join([...(walk.where ? [walk.where] : []), ...bounds, matchedRows], sql` AND `)}
+      WHERE ${entries} AND ${allOf([...(walk.where ? [walk.where] : []), ...bounds, matchedRows])}
       LIMIT ${onlyIfFew(-1)}`;
     const afterAliased = after
       ? sql`WHERE ${
