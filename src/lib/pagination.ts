@@ -258,9 +258,16 @@ export function encodeCursor(listing: string, filtersHash: string, values: reado
 /**
  * The order-key values a cursor continues after. A 400 `validation_failed` with
  * `details: {parameter: "cursor"}` when it is not a cursor, or is one of another listing, of other
- * filters, or with another number of keys than `keyCount` (when given).
+ * filters, with another number of keys than `keyCount` (when given), or with NULL for a key of
+ * `keys` declared never NULL.
  */
-export function decodeCursor(cursor: string, listing: string, filtersHash: string, keyCount?: number): KeyValue[] {
+export function decodeCursor(
+  cursor: string,
+  listing: string,
+  filtersHash: string,
+  keyCount?: number,
+  keys?: readonly OrderKey[],
+): KeyValue[] {
   const refuse = (why: string) =>
     badRequest(`cursor ${why}: pass back the X-Next-Cursor of the same listing and filters`, {
       parameter: "cursor",
@@ -274,6 +281,10 @@ export function decodeCursor(cursor: string, listing: string, filtersHash: strin
   if (parsed.l !== listing) throw refuse("belongs to another listing");
   if (parsed.f !== filtersHash) throw refuse("belongs to other filters");
   if (keyCount !== undefined && parsed.k.length !== keyCount) throw refuse("is not a cursor this service gave");
+  // A key declared never NULL (no `nulls`) holds a value in every cursor this service gives.
+  if (keys?.some((key, index) => key.nulls === undefined && parsed.k[index] === null)) {
+    throw refuse("is not a cursor this service gave");
+  }
   return parsed.k;
 }
 
@@ -315,7 +326,7 @@ export const selectKeys = (keys: readonly OrderKey[]): SQL =>
 export const cursorValues = (listing: Listing, window: PageWindow): KeyValue[] | undefined =>
   window.cursor === undefined
     ? undefined
-    : decodeCursor(window.cursor, listing.name, hashFilters(listing.filters), listing.keys.length);
+    : decodeCursor(window.cursor, listing.name, hashFilters(listing.filters), listing.keys.length, listing.keys);
 
 /** D1 binds at most 100 parameters a statement: past this, segments are joined by OR in one query. */
 const SEGMENTED_PARAMETER_BUDGET = 90;

@@ -89,6 +89,19 @@ describe("cursors", () => {
     expect(decodeCursor(good, "comments.block", hash, 2)).toEqual(["2026-01-01T00:00:00.000Z", 7]);
   });
 
+  it("refuse NULL for a key declared never NULL, and accept it where NULLs are declared", () => {
+    const keys = [
+      { expression: sql`c.created_at`, direction: "asc" as const },
+      { expression: sql`c.position`, direction: "asc" as const, nulls: "last" as const },
+      { expression: sql`c.rowid`, direction: "asc" as const },
+    ];
+    const decode = (values: unknown[]) =>
+      decodeCursor(encodeCursor("comments.block", hash, values), "comments.block", hash, 3, keys);
+    expect(decode(["2026-01-01T00:00:00.000Z", null, 7])).toEqual(["2026-01-01T00:00:00.000Z", null, 7]);
+    expectCursorRefused(() => decode([null, 1, 7]));
+    expectCursorRefused(() => decode(["2026-01-01T00:00:00.000Z", 1, null]));
+  });
+
   it("a cursor with a non-zero offset is a 400 naming both; with offset 0 it is the window", () => {
     try {
       pageWindow({ cursor: "abc", offset: 5 });

@@ -323,14 +323,16 @@ export function segmentsAfter(walk: Walk, values: KeyValue[]): SQL[] {
   return segments;
 }
 
-const CursorSchema = z.object({
-  q: z.string(),
-  k: z
-    .array(z.union([z.string(), z.number(), z.null()]))
-    .max(8)
-    .optional(),
-  o: z.number().int().min(0).optional(),
-});
+const CursorSchema = z
+  .strictObject({
+    q: z.string(),
+    k: z
+      .array(z.union([z.string(), z.number(), z.null()]))
+      .max(8)
+      .optional(),
+    o: z.number().int().min(0).optional(),
+  })
+  .refine((cursor) => (cursor.k === undefined) !== (cursor.o === undefined));
 type RowCursor = z.infer<typeof CursorSchema>;
 
 /** FNV-1a (32 bits) of a query's canonical form: a cursor carries it, so it only continues its own query. */
@@ -354,6 +356,16 @@ const fromBase64Url = (text: string): string =>
   new TextDecoder().decode(
     Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (char) => char.charCodeAt(0)),
   );
+
+/**
+ * Whether a cursor's key values have the shape of `walk`'s keys, as `valuesOf` gives them: one per
+ * key, ending in the row's position key (a number) and seq (an integer).
+ */
+export function keysFit(walk: Walk, keys: readonly KeyValue[]): boolean {
+  if (keys.length !== walk.keys.length) return false;
+  const [position, seq] = keys.slice(-2);
+  return typeof position === "number" && Number.isSafeInteger(seq);
+}
 
 /** What a cursor continues: a walk after these key values, or (a query the index cannot serve) an offset. */
 export type CursorPosition = { keys: KeyValue[] } | { offset: number };

@@ -17,6 +17,7 @@ import {
   indexedValuesFor,
   indexServes,
   type KeyValue,
+  keysFit,
   segmentsAfter,
   sortKeyBounds,
   type Walk,
@@ -34,8 +35,8 @@ const OPERATORS_BY_TYPE: Record<string, readonly FilterOperator[]> = {
   status: ["equals", "not_equals", "is_empty", "is_not_empty"],
   multi_select: ["contains", "not_contains", "is_empty", "is_not_empty"],
   date: ["equals", "before", "after", "on_or_before", "on_or_after", "is_empty", "is_not_empty"],
-  created_time: ["before", "after", "on_or_before", "on_or_after"],
-  last_edited_time: ["before", "after", "on_or_before", "on_or_after"],
+  created_time: ["equals", "before", "after", "on_or_before", "on_or_after"],
+  last_edited_time: ["equals", "before", "after", "on_or_before", "on_or_after"],
   checkbox: ["equals"],
   number: ["equals", "not_equals", "greater_than", "less_than", "is_empty", "is_not_empty"],
   title: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
@@ -171,7 +172,8 @@ function filterCondition(
     }
     case "number": {
       const wanted = needs((v) => typeof v === "number" && Number.isFinite(v), "a number") as number;
-      const op = { equals: "=", not_equals: "<>", greater_than: ">", less_than: "<" }[
+      // not_equals keeps rows without a value, as it does for every other type.
+      const op = { equals: "=", not_equals: "IS NOT", greater_than: ">", less_than: "<" }[
         filter.operator as "equals" | "not_equals" | "greater_than" | "less_than"
       ];
       return about(sql`${value} ${sql.raw(op)} ${wanted}`);
@@ -336,6 +338,11 @@ export async function queryRows(ctx: UserContext, schema: DatabaseSchema, query:
     : undefined;
   if (indexServes(schema, query.filters, query.sorts)) {
     if (position && "offset" in position) throw badRequest("cursor belongs to another query", { parameter: "cursor" });
+    if (position && !keysFit(walkFor(schema, query.sorts[0]), position.keys)) {
+      throw badRequest("cursor is not a cursor this service gave: pass back the X-Next-Cursor of the same query", {
+        parameter: "cursor",
+      });
+    }
     return indexedPage(ctx, schema, query, position?.keys);
   }
   if (position && "keys" in position) throw badRequest("cursor belongs to another query", { parameter: "cursor" });

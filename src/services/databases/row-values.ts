@@ -226,9 +226,15 @@ export function optionId(property: PropertyDefinition, value: unknown): string {
       : value && typeof value === "object"
         ? ((value as { id?: string; name?: string }).id ?? (value as { name?: string }).name)
         : undefined;
+  if (typeof wanted !== "string") {
+    throw badRequest(`Expected an option name or id of property '${property.name}'`, {
+      property: property.id,
+      allowed: property.options.map((candidate) => candidate.name),
+    });
+  }
   const option = property.options.find((candidate) => candidate.id === wanted || candidate.name === wanted);
   if (!option) {
-    throw badRequest(`'${String(wanted)}' is not an option of property '${property.name}'`, {
+    throw badRequest(`'${wanted}' is not an option of property '${property.name}'`, {
       property: property.id,
       allowed: property.options.map((candidate) => candidate.name),
     });

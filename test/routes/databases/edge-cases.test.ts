@@ -196,6 +196,47 @@ describe("property names that are special to JavaScript objects", () => {
     expect(renamed.status).toBe(400);
   });
 
+  it("refuses names of an id's form (a property named like another's id would be read as that id)", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const status = database.prop("Status");
+    const base = `/api/v1/databases/${database.id}/properties`;
+    const refused = [
+      await api(base, { method: "POST", auth: user, body: { name: status.id, type: "text" } }),
+      await api(`${base}/${database.prop("title").id}`, {
+        method: "PATCH",
+        auth: user,
+        body: { name: "PROP_0123456789ABCDEF" },
+      }),
+      await api(base, {
+        method: "POST",
+        auth: user,
+        body: { name: "Stage", type: "select", options: [{ name: "opt_0123456789abcdef" }] },
+      }),
+      await api(`${base}/${status.id}/options`, {
+        method: "POST",
+        auth: user,
+        body: { name: " opt_0123456789abcdef" },
+      }),
+      await api(`${base}/${status.id}/options/${status.options[0]?.id}`, {
+        method: "PATCH",
+        auth: user,
+        body: { name: status.options[1]?.id },
+      }),
+    ];
+    for (const res of refused) {
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body).toMatchObject({ code: "validation_failed" });
+    }
+    // Names that only resemble an id are names.
+    const near = await api(base, { method: "POST", auth: user, body: { name: "prop_notes", type: "text" } });
+    expect(near.status).toBe(201);
+    const schema = await api<{ properties: { name: string }[] }>(base.replace(/\/properties$/, "/schema"), {
+      auth: user,
+    });
+    expect(schema.body.properties.map((property) => property.name)).not.toContain(status.id);
+  });
+
   it("keeps a legacy property named __proto__ or constructor in properties_by_name", async () => {
     const user = await createUser();
     const databaseId = await insertLegacyDatabase(user.id, [

@@ -140,7 +140,17 @@ describe("POST /api/v1/databases/{id}/query: filters", () => {
     ["checkbox true", { property: "Urgent", operator: "equals", value: true }, ["a"]],
     ["checkbox false (unset included)", { property: "Urgent", operator: "equals", value: false }, ["b", "c", "d", "e"]],
     ["number equals", { property: "Priority", operator: "equals", value: 3 }, ["a", "d"]],
-    ["number not_equals", { property: "Priority", operator: "not_equals", value: 3 }, ["b", "c"]],
+    [
+      "number not_equals (empty included, as for every type)",
+      { property: "Priority", operator: "not_equals", value: 3 },
+      ["b", "c", "e"],
+    ],
+    [
+      "text not_equals (empty included)",
+      { property: "Notes", operator: "not_equals", value: "Alpha note" },
+      ["b", "c", "d", "e"],
+    ],
+    ["text equals is exact, case included", { property: "Notes", operator: "equals", value: "alpha note" }, []],
     ["number greater_than", { property: "Priority", operator: "greater_than", value: 3 }, ["b"]],
     ["number less_than", { property: "Priority", operator: "less_than", value: 3 }, ["c"]],
     ["number is_empty", { property: "Priority", operator: "is_empty" }, ["e"]],
@@ -170,6 +180,35 @@ describe("POST /api/v1/databases/{id}/query: filters", () => {
     };
     const value = "value" in filter ? { value: resolve(filter.value) } : {};
     expect(await titlesFor(user, database, { filters: [{ ...filter, ...value }] })).toEqual(expected);
+  });
+
+  it.each(["created_time", "last_edited_time"])("%s equals a day: rows of that UTC day", async (property) => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const column = property === "created_time" ? "created_at" : "updated_at";
+    await insertBlock({ type: "database_row", database_id: database.id, created_by: user.id, properties: {} });
+    await insertBlock({
+      type: "database_row",
+      database_id: database.id,
+      created_by: user.id,
+      properties: {},
+      [column]: "2024-05-01T23:59:59.999Z",
+    });
+    await insertBlock({
+      type: "database_row",
+      database_id: database.id,
+      created_by: user.id,
+      properties: {},
+      [column]: "2024-05-02T00:00:00.000Z",
+    });
+    const countFor = async (value: string) => {
+      const res = await queryRows(user, database.id, { filters: [{ property, operator: "equals", value }] });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.map((row) => row[column]);
+    };
+    expect(await countFor("2024-05-01")).toEqual(["2024-05-01T23:59:59.999Z"]);
+    expect(await countFor("2024-05-02T12:00:00Z")).toEqual(["2024-05-02T00:00:00.000Z"]);
+    expect(await countFor("2024-05-03")).toEqual([]);
   });
 
   it("combines filters with AND, and accepts property ids", async () => {
@@ -292,6 +331,17 @@ describe("POST /api/v1/databases/{id}/query: refusals", () => {
     const res = await queryRows(user, database.id, { filters: [{ property: "Status", operator: "equals", value }] });
     expectErrorBody(res, 400);
     expect(res.body).toMatchObject({
+      details: { property: database.prop("Status").id, allowed: ["Todo", "Doing", "Done"] },
+    });
+  });
+
+  it.each([5, null, true, ["Todo"]])("400 for the select value %j: an option name or id is a string", async (value) => {
+    const user = await createUser();
+    const { database } = await populated(user);
+    const res = await queryRows(user, database.id, { filters: [{ property: "Status", operator: "equals", value }] });
+    expectErrorBody(res, 400);
+    expect(res.body).toMatchObject({
+      error: "Expected an option name or id of property 'Status'",
       details: { property: database.prop("Status").id, allowed: ["Todo", "Doing", "Done"] },
     });
   });

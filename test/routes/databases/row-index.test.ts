@@ -505,6 +505,34 @@ describe("cursors of row queries", () => {
     }
   });
 
+  it("400 for a cursor of this query whose keys were altered", async () => {
+    const user = await createUser();
+    const database = await seededDatabase(user);
+    const sorted = { sorts: [{ property: "Priority", direction: "asc" }], limit: 2 };
+    const given = (await queryRows(user, database.id, sorted)).headers.get("X-Next-Cursor") ?? "";
+    const decoded = JSON.parse(atob(given.replaceAll("-", "+").replaceAll("_", "/"))) as { q: string; k: unknown[] };
+    const [sortValue, position, seq] = decoded.k;
+    const encode = (body: unknown) =>
+      btoa(JSON.stringify(body)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+    // The untouched cursor continues; each alteration is refused.
+    expect((await queryRows(user, database.id, { ...sorted, cursor: encode(decoded) })).status).toBe(200);
+    for (const body of [
+      { q: decoded.q, k: [sortValue] },
+      { q: decoded.q, k: [sortValue, position] },
+      { q: decoded.q, k: [sortValue, position, seq, 1] },
+      { q: decoded.q, k: [sortValue, "abc", seq] },
+      { q: decoded.q, k: [sortValue, position, "x"] },
+      { q: decoded.q, k: [sortValue, position, 1.5] },
+      { q: decoded.q, k: [null, null, null] },
+      { q: decoded.q, k: decoded.k, extra: 1 },
+      { q: decoded.q, k: decoded.k, o: 2 },
+    ]) {
+      const res = await queryRows(user, database.id, { ...sorted, cursor: encode(body) });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body).toMatchObject({ details: { parameter: "cursor" } });
+    }
+  });
+
   it("400 for a cursor with an offset", async () => {
     const user = await createUser();
     const database = await seededDatabase(user);
