@@ -43,7 +43,7 @@ export const addProperty = defineRoute({
   access: "user",
   summary: "Add a property",
   description:
-    "Adds a property. Names are unique per database whatever their case (409); a database has exactly one title property; only select, multi_select and status properties take options. Concurrent schema changes all land: each is validated against the schema as it is when it is applied.",
+    "Adds a property. Names are unique per database whatever their case, and may not be another property's id (409: properties are named by id or name); a database has exactly one title property; only select, multi_select and status properties take options. Concurrent schema changes all land: each is validated against the schema as it is when it is applied.",
   request: { params: DatabaseIdParams, body: jsonBody(CreatePropertyBody) },
   responses: { 201: jsonContent(PropertySchema, "The new property"), 409: ERROR_RESPONSES[409] },
 });
@@ -56,7 +56,7 @@ export const updateProperty = defineRoute({
   access: "user",
   summary: "Rename and/or retype a property (stored values are kept)",
   description:
-    "Renames and/or retypes a property. Retyping keeps stored values (new writes follow the new type) and drops saved-view filters on the property; a date property that a calendar or timeline view is laid out by cannot be retyped to a non-date type (409). The title property cannot be retyped.",
+    "Renames and/or retypes a property. A new name follows the rules of a new property's (409). Retyping keeps stored values (new writes follow the new type) and drops saved-view filters on the property; a date property that a calendar or timeline view is laid out by cannot be retyped to a non-date type (409). The title property cannot be retyped.",
   request: { params: PropertyParams, body: jsonBody(UpdatePropertyBody) },
   responses: { 200: jsonContent(PropertySchema, "The property"), 409: ERROR_RESPONSES[409] },
 });
@@ -82,7 +82,7 @@ export const addOption = defineRoute({
   access: "user",
   summary: "Add an option to a select, multi_select or status property",
   description:
-    "Adds an option to a select, multi_select or status property. Option names are unique within the property (409, case-sensitive). Concurrent adds all land.",
+    "Adds an option to a select, multi_select or status property. Option names are unique within the property (409, case-sensitive) and may not be another option's id (409). Concurrent adds all land.",
   request: { params: PropertyParams, body: jsonBody(CreateOptionBody) },
   responses: { 201: jsonContent(SelectOptionSchema, "The new option"), 409: ERROR_RESPONSES[409] },
 });
@@ -95,7 +95,7 @@ export const updateOption = defineRoute({
   access: "user",
   summary: "Rename or recolour an option (rows holding it follow)",
   description:
-    "Renames or recolours an option; rows holding it, and saved-view filters naming it, follow in the same atomic write.",
+    "Renames or recolours an option; rows holding it, and saved-view filters naming it, follow in the same atomic write. A new name may not be another option's name or id (409).",
   request: { params: OptionParams, body: jsonBody(UpdateOptionBody) },
   responses: { 200: jsonContent(SelectOptionSchema, "The option"), 409: ERROR_RESPONSES[409] },
 });

@@ -32,20 +32,13 @@ export const OptionParams = PropertyParams.extend({
 
 // `__proto__` cannot be a key of a JSON object in JavaScript without becoming its prototype:
 // a row keyed by it would lose the value in properties_by_name.
-// A name of an id's form would be read as that id wherever properties and options are named by
-// id or name (row values, filters, sorts), so such names are refused.
 const propertyName = z
   .string()
   .trim()
   .min(1)
   .max(200)
-  .refine((name) => name !== "__proto__", "This name is reserved")
-  .refine((name) => !/^prop_[0-9a-f]{16}$/i.test(name), "A property name cannot have the form of a property id");
-const optionName = z
-  .string()
-  .min(1)
-  .max(200)
-  .refine((name) => !/^opt_[0-9a-f]{16}$/i.test(name.trim()), "An option name cannot have the form of an option id");
+  .refine((name) => name !== "__proto__", "This name is reserved");
+const optionName = z.string().min(1).max(200);
 const color = z.enum(OPTION_COLORS);
 const NewOption = z.strictObject({ name: optionName, color: color.optional() });
 
@@ -75,7 +68,7 @@ export const UpdateOptionBody = z
 export const QueryRowsBody = PaginationBody.extend({
   filters: z.array(RowFilterSchema).max(50).default([]).openapi({
     description:
-      "All must match. select/status: equals, not_equals (option name or id, exact). multi_select: contains, not_contains (exact option id or name, never a substring). date, created_time, last_edited_time: equals (same day), before, after, on_or_before, on_or_after (ISO date or date-time; a date-only bound compares the calendar day the value is written in, a date-time bound compares instants; created and edited times are UTC). checkbox: equals (boolean). number: equals, not_equals, greater_than, less_than. text-like (title, text, url, email, phone_number): equals, not_equals (exact, case included), contains, not_contains (ignoring the case of ASCII letters). not_equals and not_contains keep rows without a value. Most types: is_empty, is_not_empty. Values are compared as stored: after a retype, values of the old type match only what they equal as stored (a number left in a text property is not the text '50').",
+      "All must match. select/status: equals, not_equals (option name or id, exact). multi_select: contains, not_contains (exact option id or name, never a substring). date, created_time, last_edited_time: equals (the same calendar day, as written: the bound's date part against the value's), before, after, on_or_before, on_or_after (ISO date or date-time; a date-only bound compares the calendar day the value is written in, a date-time bound compares instants; created and edited times are written in UTC). checkbox: equals (boolean). number: equals, not_equals, greater_than, less_than. text-like (title, text, url, email, phone_number): equals, not_equals (exact, case included), contains, not_contains (ignoring the case of ASCII letters). not_equals and not_contains keep rows without a value. Most types: is_empty, is_not_empty. Values are compared as stored: after a retype, values of the old type match only what they equal as stored (a number left in a text property is not the text '50').",
   }),
   sorts: z.array(RowSortSchema).max(10).default([]).openapi({ description: "Applied in order, then by row position" }),
   cursor: z.string().min(1).max(2000).optional().openapi({

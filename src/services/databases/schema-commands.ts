@@ -36,6 +36,18 @@ function assertNameFree(schema: DatabaseSchema, name: string, except?: string): 
     (property) => property.id !== except && nameKey(property.name) === nameKey(name),
   );
   if (taken) throw conflict("A property with this name already exists", { name, property_id: taken.id });
+  // Properties are named by id or by name, ids first: a name equal to another property's id
+  // (an older schema's ids are any string) could never be reached by that name.
+  const shadowed = schema.properties.find((property) => property.id !== except && property.id === name);
+  if (shadowed) throw conflict("Another property has this name as its id", { name, property_id: shadowed.id });
+}
+
+/** An option's name may not be another option's name, nor (options are named by id or name) another option's id. */
+function assertOptionNameFree(property: PropertyDefinition, name: string, except?: string): void {
+  const taken = property.options.find((option) => option.id !== except && option.name === name);
+  if (taken) throw conflict("An option with this name already exists", { name, option_id: taken.id });
+  const shadowed = property.options.find((option) => option.id !== except && option.id === name);
+  if (shadowed) throw conflict("Another option has this name as its id", { name, option_id: shadowed.id });
 }
 
 /** Writes an older database's inline schema out as records, so later changes have records to change. */
@@ -361,9 +373,7 @@ export function addOption(
 ): Promise<SelectOption> {
   return changeSchema(ctx, databaseId, async (schema) => {
     const property = selectLikeProperty(schema, propertyId);
-    if (property.options.some((option) => option.name === input.name)) {
-      throw conflict("An option with this name already exists", { name: input.name });
-    }
+    assertOptionNameFree(property, input.name);
     const option: SelectOption = { id: newOptionId(), name: input.name, color: input.color ?? "default" };
     await commitSchemaChange(ctx, schema, {
       statements: (timestamp, when) => [saveOptions(schema, property, [...property.options, option], timestamp, when)],
@@ -387,9 +397,7 @@ export function updateOption(
     const property = selectLikeProperty(schema, propertyId);
     const option = property.options.find((candidate) => candidate.id === optionId);
     if (!option) throw notFound("Option not found", { property_id: propertyId, option_id: optionId });
-    if (input.name !== undefined && property.options.some((o) => o.id !== optionId && o.name === input.name)) {
-      throw conflict("An option with this name already exists", { name: input.name });
-    }
+    if (input.name !== undefined) assertOptionNameFree(property, input.name, optionId);
     const updated: SelectOption = { ...option, name: input.name ?? option.name, color: input.color ?? option.color };
     const renamed = updated.name !== option.name;
     if (!renamed && updated.color === option.color) return option;

@@ -196,45 +196,51 @@ describe("property names that are special to JavaScript objects", () => {
     expect(renamed.status).toBe(400);
   });
 
-  it("refuses names of an id's form (a property named like another's id would be read as that id)", async () => {
+  it("refuses a name equal to another property's or option's id (409): it could never be reached by that name", async () => {
     const user = await createUser();
     const database = await createDatabase(user);
     const status = database.prop("Status");
+    const [todo, doing] = status.options;
     const base = `/api/v1/databases/${database.id}/properties`;
     const refused = [
       await api(base, { method: "POST", auth: user, body: { name: status.id, type: "text" } }),
-      await api(`${base}/${database.prop("title").id}`, {
-        method: "PATCH",
-        auth: user,
-        body: { name: "PROP_0123456789ABCDEF" },
-      }),
-      await api(base, {
-        method: "POST",
-        auth: user,
-        body: { name: "Stage", type: "select", options: [{ name: "opt_0123456789abcdef" }] },
-      }),
-      await api(`${base}/${status.id}/options`, {
-        method: "POST",
-        auth: user,
-        body: { name: " opt_0123456789abcdef" },
-      }),
-      await api(`${base}/${status.id}/options/${status.options[0]?.id}`, {
-        method: "PATCH",
-        auth: user,
-        body: { name: status.options[1]?.id },
-      }),
+      await api(`${base}/${database.prop("title").id}`, { method: "PATCH", auth: user, body: { name: status.id } }),
+      await api(`${base}/${status.id}/options`, { method: "POST", auth: user, body: { name: todo?.id } }),
+      await api(`${base}/${status.id}/options/${todo?.id}`, { method: "PATCH", auth: user, body: { name: doing?.id } }),
     ];
     for (const res of refused) {
-      expect(res.status, JSON.stringify(res.body)).toBe(400);
-      expect(res.body).toMatchObject({ code: "validation_failed" });
+      expect(res.status, JSON.stringify(res.body)).toBe(409);
+      expect(res.body).toMatchObject({ code: "conflict" });
     }
-    // Names that only resemble an id are names.
-    const near = await api(base, { method: "POST", auth: user, body: { name: "prop_notes", type: "text" } });
+    // A name of an id's form that is no id here is a name; a property may take its own id as its name.
+    const near = await api(base, { method: "POST", auth: user, body: { name: "prop_0123456789abcdef", type: "text" } });
     expect(near.status).toBe(201);
-    const schema = await api<{ properties: { name: string }[] }>(base.replace(/\/properties$/, "/schema"), {
+    const own = await api(`${base}/${status.id}`, { method: "PATCH", auth: user, body: { name: status.id } });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+  });
+
+  it("refuses a name equal to an id an older inline schema gave, once it is records", async () => {
+    const user = await createUser();
+    const databaseId = await insertLegacyDatabase(user.id, [
+      { id: "name", name: "Name", type: "title" },
+      { id: "Notes", name: "Remarks", type: "text" },
+      { id: "stage", name: "Stage", type: "select", options: [{ id: "Done", name: "Finished" }, { name: "Idea" }] },
+    ]);
+    const base = `/api/v1/databases/${databaseId}/properties`;
+    const added = await api(base, { method: "POST", auth: user, body: { name: "Notes", type: "text" } });
+    expect(added.status, JSON.stringify(added.body)).toBe(409);
+    expect(added.body).toMatchObject({ details: { name: "Notes", property_id: "Notes" } });
+    const option = await api(`${base}/stage/options`, { method: "POST", auth: user, body: { name: "Done" } });
+    expect(option.status, JSON.stringify(option.body)).toBe(409);
+    expect(option.body).toMatchObject({ details: { name: "Done", option_id: "Done" } });
+    // Rows and filters naming "Notes" still reach the property whose id it is.
+    const row = await api<{ properties: Record<string, unknown> }>("/api/v1/pages", {
+      method: "POST",
       auth: user,
+      body: { type: "database_row", database_id: databaseId, properties: { Notes: "kept" } },
     });
-    expect(schema.body.properties.map((property) => property.name)).not.toContain(status.id);
+    expect(row.status, JSON.stringify(row.body)).toBe(201);
+    expect(row.body.properties.Notes).toBe("kept");
   });
 
   it("keeps a legacy property named __proto__ or constructor in properties_by_name", async () => {

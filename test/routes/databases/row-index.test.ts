@@ -130,6 +130,25 @@ describe("the row-value index", () => {
   it("answers the same rows as reading every row's JSON, for every indexed filter and sort", async () => {
     const user = await createUser();
     const database = await seededDatabase(user);
+    // Texts a retype to number left behind (stored straight, as the retype keeps them).
+    const priority = database.prop("Priority").id;
+    await env.DB.prepare(
+      `INSERT INTO blocks (id, type, database_id, properties, position, created_by, last_edited_by)
+       VALUES (?, 'database_row', ?, json_object(?, '3'), 1000, ?, ?), (?, 'database_row', ?, json_object(?, 'x'), 1001, ?, ?)`,
+    )
+      .bind(
+        crypto.randomUUID(),
+        database.id,
+        priority,
+        user.id,
+        user.id,
+        crypto.randomUUID(),
+        database.id,
+        priority,
+        user.id,
+        user.id,
+      )
+      .run();
     // The same database without schema records reads the JSON: the reference answers.
     const legacyId = await insertLegacyDatabase(user.id, database.properties);
     await env.DB.prepare(
@@ -158,6 +177,15 @@ describe("the row-value index", () => {
         sorts: [{ property: "Priority", direction: "desc" }],
       },
       { filters: [{ property: "Priority", operator: "is_not_empty" }] },
+      { filters: [{ property: "Priority", operator: "not_equals", value: 3 }] },
+      {
+        filters: [
+          { property: "Priority", operator: "not_equals", value: 0 },
+          { property: "Status", operator: "equals", value: "Todo" },
+        ],
+        sorts: [{ property: "Priority", direction: "asc" }],
+      },
+      { filters: [{ property: "Priority", operator: "less_than", value: 100 }] },
       {
         filters: [{ property: "Due", operator: "on_or_after", value: "2026-03-04" }],
         sorts: [{ property: "Due", direction: "asc" }],
@@ -529,6 +557,22 @@ describe("cursors of row queries", () => {
     ]) {
       const res = await queryRows(user, database.id, { ...sorted, cursor: encode(body) });
       expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body).toMatchObject({ details: { parameter: "cursor" } });
+    }
+  });
+
+  it("400 for a cursor of the default order whose keys were altered", async () => {
+    const user = await createUser();
+    const database = await seededDatabase(user);
+    const given = (await queryRows(user, database.id, { limit: 2 })).headers.get("X-Next-Cursor") ?? "";
+    const decoded = JSON.parse(atob(given.replaceAll("-", "+").replaceAll("_", "/"))) as { q: string; k: unknown[] };
+    const [position, seq] = decoded.k;
+    const encode = (body: unknown) =>
+      btoa(JSON.stringify(body)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+    expect((await queryRows(user, database.id, { limit: 2, cursor: encode(decoded) })).status).toBe(200);
+    for (const k of [[position], [position, seq, 1], ["1", seq], [position, "2"], [null, seq], [position, null]]) {
+      const res = await queryRows(user, database.id, { limit: 2, cursor: encode({ q: decoded.q, k }) });
+      expect(res.status, JSON.stringify(k)).toBe(400);
       expect(res.body).toMatchObject({ details: { parameter: "cursor" } });
     }
   });
