@@ -331,8 +331,9 @@ const CursorSchema = z
       .max(8)
       .optional(),
     o: z.number().int().min(0).optional(),
+    r: z.number().int().optional(),
   })
-  .refine((cursor) => (cursor.k === undefined) !== (cursor.o === undefined));
+  .refine((cursor) => [cursor.k, cursor.o, cursor.r].filter((part) => part !== undefined).length === 1);
 type RowCursor = z.infer<typeof CursorSchema>;
 
 /** FNV-1a (32 bits) of a query's canonical form: a cursor carries it, so it only continues its own query. */
@@ -367,8 +368,18 @@ export function keysFit(walk: Walk, keys: readonly KeyValue[]): boolean {
   return typeof position === "number" && Number.isSafeInteger(seq);
 }
 
-/** What a cursor continues: a walk after these key values, or (a query the index cannot serve) an offset. */
-export type CursorPosition = { keys: KeyValue[] } | { offset: number };
+/**
+ * What a cursor continues: a walk after these key values, or after the keys the row `row` (a seq)
+ * has when the next page is asked for, or (a query the index cannot serve) an offset.
+ */
+export type CursorPosition = { keys: KeyValue[] } | { row: number } | { offset: number };
+
+/**
+ * Cursors carry the last row's key values up to this length; beyond it (a sort value of a long
+ * text) they name the row instead, whose keys the next page reads first: the body field takes
+ * 2,000 characters, and a header of a whole text is no cursor.
+ */
+export const ROW_CURSOR_INLINE_MAX = 1_000;
 
 export function encodeRowCursor(
   databaseId: string,
@@ -376,11 +387,13 @@ export function encodeRowCursor(
   sorts: RowSort[],
   position: CursorPosition,
 ): string {
-  const body: RowCursor = {
-    q: queryHash(databaseId, filters, sorts),
-    ...("keys" in position ? { k: position.keys } : { o: position.offset }),
-  };
-  return toBase64Url(JSON.stringify(body));
+  const q = queryHash(databaseId, filters, sorts);
+  const encode = (body: RowCursor) => toBase64Url(JSON.stringify(body));
+  if ("offset" in position) return encode({ q, o: position.offset });
+  if ("row" in position) return encode({ q, r: position.row });
+  const inline = encode({ q, k: position.keys });
+  const seq = position.keys.at(-1);
+  return inline.length > ROW_CURSOR_INLINE_MAX && typeof seq === "number" ? encode({ q, r: seq }) : inline;
 }
 
 /** The position a cursor continues from; a 400 naming `cursor` when it is not one of this query's. */
@@ -400,6 +413,7 @@ export function decodeRowCursor(
   }
   if (parsed.q !== queryHash(databaseId, filters, sorts)) throw refuse("belongs to another query");
   if (parsed.k) return { keys: parsed.k };
+  if (parsed.r !== undefined) return { row: parsed.r };
   if (parsed.o !== undefined) return { offset: parsed.o };
   throw refuse("is not a cursor this service gave");
 }

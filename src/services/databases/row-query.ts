@@ -338,15 +338,35 @@ export async function queryRows(ctx: UserContext, schema: DatabaseSchema, query:
     : undefined;
   if (indexServes(schema, query.filters, query.sorts)) {
     if (position && "offset" in position) throw badRequest("cursor belongs to another query", { parameter: "cursor" });
-    if (position && !keysFit(walkFor(schema, query.sorts[0]), position.keys)) {
+    const walk = walkFor(schema, query.sorts[0]);
+    const keys = position && ("row" in position ? await keysOfRow(ctx, schema, walk, position.row) : position.keys);
+    if (keys && !keysFit(walk, keys)) {
       throw badRequest("cursor is not a cursor this service gave: pass back the X-Next-Cursor of the same query", {
         parameter: "cursor",
       });
     }
-    return indexedPage(ctx, schema, query, position?.keys);
+    return indexedPage(ctx, schema, query, keys);
   }
-  if (position && "keys" in position) throw badRequest("cursor belongs to another query", { parameter: "cursor" });
+  if (position && !("offset" in position)) throw badRequest("cursor belongs to another query", { parameter: "cursor" });
   return jsonPage(ctx, schema, { ...query, offset: position?.offset ?? query.offset });
+}
+
+/**
+ * The walk keys the row `seq` has now, for a cursor that names its last row (its sort value was
+ * too long to carry): one more read before the page. A row no longer in the walk (deleted, moved
+ * to another database) leaves nothing to continue after: a 400 asking to start again.
+ */
+async function keysOfRow(ctx: UserContext, schema: DatabaseSchema, walk: Walk, seq: number): Promise<KeyValue[]> {
+  const inWalk = walk.where ?? sql`b.database_id = ${schema.databaseId}`;
+  const record = await ctx.db.get<Record<string, unknown>>(
+    sql`SELECT ${walk.keyColumns} ${walk.from} WHERE ${inWalk} AND ${walk.rowKey} = ${seq}`,
+  );
+  if (!record) {
+    throw badRequest("cursor names a row that is no longer in this database: start again without a cursor", {
+      parameter: "cursor",
+    });
+  }
+  return walk.valuesOf(record);
 }
 
 /**

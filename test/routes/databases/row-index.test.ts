@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { ROW_CURSOR_INLINE_MAX } from "../../../src/services/databases/row-index";
 import { DRIVEN_MATCHES_MAX } from "../../../src/services/databases/row-query";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
@@ -575,6 +576,43 @@ describe("cursors of row queries", () => {
       expect(res.status, JSON.stringify(k)).toBe(400);
       expect(res.body).toMatchObject({ details: { parameter: "cursor" } });
     }
+  });
+
+  it("continue after rows whose sort value is too long to carry: the cursor names the row", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const long = (tail: string) => `${"long note ".repeat(160)}${tail}`;
+    for (const [title, notes] of [
+      ["a", long("c")],
+      ["b", "short"],
+      ["c", long("a")],
+      ["d", long("b")],
+      ["e", long("a")],
+      ["f", null],
+    ] as const) {
+      await createRow(user, database.id, { title, ...(notes === null ? {} : { Notes: notes }) });
+    }
+    for (const direction of ["asc", "desc"]) {
+      const sorts = [{ property: "Notes", direction }];
+      const first = await queryRows(user, database.id, { sorts, limit: 2 });
+      const cursor = first.headers.get("X-Next-Cursor") ?? "";
+      expect(cursor.length).toBeGreaterThan(0);
+      expect(cursor.length).toBeLessThanOrEqual(ROW_CURSOR_INLINE_MAX);
+      for (const limit of [1, 2, 4]) {
+        expect(await walkByCursor(user, database.id, { sorts, limit })).toEqual(
+          await walkByOffset(user, database.id, { sorts }),
+        );
+      }
+    }
+    // A named row deleted before the next page leaves nothing to continue after.
+    const sorts = [{ property: "Notes", direction: "asc" }];
+    const page = await queryRows(user, database.id, { sorts, limit: 2 });
+    const last = page.body.at(-1) as Row;
+    expect((last.properties_by_name.Notes as string).length).toBeGreaterThan(1_000);
+    expect((await api(`/api/v1/blocks/${last.id}`, { method: "DELETE", auth: user })).status).toBe(200);
+    const after = await queryRows(user, database.id, { sorts, limit: 2, cursor: page.headers.get("X-Next-Cursor") });
+    expectErrorBody(after, 400);
+    expect(after.body).toMatchObject({ details: { parameter: "cursor" } });
   });
 
   it("400 for a cursor with an offset", async () => {
