@@ -345,7 +345,7 @@ export async function queryRows(ctx: UserContext, schema: DatabaseSchema, query:
         parameter: "cursor",
       });
     }
-    return indexedPage(ctx, schema, query, keys);
+    return indexedPage(ctx, schema, query, walk, keys);
   }
   if (position && !("offset" in position)) throw badRequest("cursor belongs to another query", { parameter: "cursor" });
   return jsonPage(ctx, schema, { ...query, offset: position?.offset ?? query.offset });
@@ -393,9 +393,9 @@ async function indexedPage(
   ctx: UserContext,
   schema: DatabaseSchema,
   query: RowQuery,
+  walk: Walk,
   after: KeyValue[] | undefined,
 ): Promise<RowPage> {
-  const walk = walkFor(schema, query.sorts[0]);
   const rows = rowConditions(ctx, schema, query.filters, indexedValuesFor(walk.rowKey));
   // Bounds bind values too: with many filters (D1 binds at most 100 per statement) the walk goes unbounded.
   const bounds = query.filters.length <= 10 ? sortKeyBounds(schema, query.filters, walk, query.sorts[0]) : [];

@@ -226,18 +226,11 @@ export function optionId(property: PropertyDefinition, value: unknown): string {
       : value && typeof value === "object"
         ? ((value as { id?: string; name?: string }).id ?? (value as { name?: string }).name)
         : undefined;
+  const details = { property: property.id, allowed: property.options.map((candidate) => candidate.name) };
   if (typeof wanted !== "string") {
-    throw badRequest(`Expected an option name or id of property '${property.name}'`, {
-      property: property.id,
-      allowed: property.options.map((candidate) => candidate.name),
-    });
+    throw badRequest(`Expected an option name or id of property '${property.name}'`, details);
   }
   const option = property.options.find((candidate) => candidate.id === wanted || candidate.name === wanted);
-  if (!option) {
-    throw badRequest(`'${wanted}' is not an option of property '${property.name}'`, {
-      property: property.id,
-      allowed: property.options.map((candidate) => candidate.name),
-    });
-  }
+  if (!option) throw badRequest(`'${wanted}' is not an option of property '${property.name}'`, details);
   return option.id;
 }
