@@ -32,7 +32,7 @@ export const cancel = defineRoute({
   access: "user",
   summary: "Cancel the caller's subscription",
   description:
-    "Cancels the caller's subscription through Stripe: at the end of the paid period by default, or at once with `{\"at_period_end\": false}`. The body is optional. Answers the subscription's new state (also stored). 400 when the caller has no active subscription; 500 `upstream_failed` when Stripe fails, without Stripe's message.",
+    "Cancels the caller's subscription through Stripe: at the end of the paid period by default, or at once with `{\"at_period_end\": false}`. The body is optional. Answers the subscription's new state (also stored). 400 when the caller has no active subscription (whether payments are configured or not: the 503 is for a caller with one); 500 `upstream_failed` when Stripe fails, without Stripe's message.",
   request: { body: jsonBody(CancelSubscriptionBody, false) },
   responses: {
     200: jsonContent(SubscriptionSchema, "The subscription's new state"),
