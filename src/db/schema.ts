@@ -90,6 +90,30 @@ export const paymentEvents = sqliteTable("payment_events", {
 });
 
 /**
+ * Checkouts that would have taken a subscription that has not ended away from its user, kept for
+ * the operator instead of applied (migrations/0014_held_checkouts.sql says why). `released_at`:
+ * when a resend applied it, once the conflict was gone.
+ */
+export const heldCheckouts = sqliteTable("held_checkouts", {
+  /** The `checkout.session.completed` event's id (not recorded as applied while held). */
+  eventId: text("event_id").primaryKey(),
+  /** The session's customer. */
+  customerId: text("customer_id").notNull(),
+  /** The user it named (`users.id`). */
+  userId: text("user_id").notNull(),
+  /** `user_on_another_subscription` or `customer_of_another_user`. */
+  reason: text("reason").notNull(),
+  /** The customer the user was linked to, when that is what stood in the way. */
+  userCustomerId: text("user_customer_id"),
+  /** The user the customer was linked to, when that is what stood in the way. */
+  customerUserId: text("customer_user_id"),
+  /** The event's `created`, Unix seconds. */
+  checkoutAt: integer("checkout_at").notNull(),
+  heldAt: text("held_at").notNull().default(nowIso),
+  releasedAt: text("released_at"),
+});
+
+/**
  * One table for editor blocks, pages, databases and database rows.
  * `properties` and `content` hold JSON text; the FTS index over their text is
  * maintained by triggers (see migrations/0001_blocks_search.sql), keyed by `seq`.

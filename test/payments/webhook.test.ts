@@ -7,6 +7,7 @@ import { api, createUser } from "../helpers/api";
 import {
   checkoutEvent,
   deliver,
+  deliverOk,
   event,
   iso,
   nowSeconds,
@@ -191,14 +192,18 @@ describe("POST /payments/webhook: each event once", () => {
   });
 
   it("a redelivery does not apply again what a later event changed (dedup, not only ordering)", async () => {
-    // Two checkouts in the same second: the later delivery links the user. Applying the first
-    // again would link it back; as a duplicate it changes nothing.
+    // Two checkouts in the same second, each subscription ended: the later delivery links the
+    // user. Applying the first again would link it back; as a duplicate it changes nothing.
     const user = await createUser();
     const [first, second] = [unique("cus"), unique("cus")];
     const at = nowSeconds();
+    const ended = (customer: string) =>
+      deliverOk(subscriptionEvent("deleted", at, { id: unique("sub"), customer, status: "canceled" }));
     const linkFirst = checkoutEvent(at, { customer: first, userId: user.id });
     await deliver(linkFirst);
+    await ended(first);
     await deliver(checkoutEvent(at, { customer: second, userId: user.id }));
+    await ended(second);
     expect((await storedSubscription(second))?.user_id).toBe(user.id);
 
     const replay = await deliver(linkFirst);

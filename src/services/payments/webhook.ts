@@ -4,7 +4,13 @@ import type { RequestContext } from "../../lib/context";
 import { badRequest, validationDetails } from "../../lib/errors";
 import { verifiedEvent } from "./stripe";
 import { EventEnvelope, type Read, readCheckoutSession, readInvoice, readSubscription } from "./stripe-objects";
-import { type LinkProbe, linkCustomer, writeInvoiceOutcome, writeSubscriptionState } from "./subscription-state";
+import {
+  type HeldBecause,
+  type LinkProbe,
+  linkCustomer,
+  writeInvoiceOutcome,
+  writeSubscriptionState,
+} from "./subscription-state";
 
 /** The event types the service acts on; any other is acknowledged and ignored. */
 export const HANDLED_EVENT_TYPES = [
@@ -26,8 +32,11 @@ export type IgnoredBecause =
   | "no_customer_or_user"
   /** The session names a user the service does not have (yet). */
   | "unknown_user"
-  /** The user is on a live subscription of another customer, and this customer has none (yet). */
-  | "user_on_another_live_subscription";
+  /** Held for the operator: it would take a subscription that has not ended from its user (see `linkCustomer`). */
+  | HeldBecause;
+
+const isHeld = (ignored: IgnoredBecause): ignored is HeldBecause =>
+  ignored === "user_on_another_subscription" || ignored === "customer_of_another_user";
 
 export interface WebhookReceipt {
   received: true;
@@ -53,12 +62,10 @@ function read<T>(result: Read<T>, type: string): T {
 
 /**
  * What an event does, as one batch: an optional probe first (read in the same transaction,
- * for the receipt only), the conditional statements, then the record of the event id, made
- * only when `applied` holds after the statements (always, unless said).
+ * for the receipt only: why an event not applied was not), the conditional statements, then the
+ * record of the event id, made only when `applied` holds after the statements (always, unless said).
  */
-type Plan =
-  | { ignored: IgnoredBecause }
-  | { statements: SQL[]; probe?: SQL; applied?: SQL; ignoredWhenNotApplied?: (probe: LinkProbe) => IgnoredBecause };
+type Plan = { ignored: IgnoredBecause } | { statements: SQL[]; probe?: SQL; applied?: SQL };
 
 /** The conditional statements an event makes. */
 function planFor(event: EventEnvelope, type: HandledEventType, now: Date): Plan {
@@ -68,15 +75,8 @@ function planFor(event: EventEnvelope, type: HandledEventType, now: Date): Plan 
       const session = read(readCheckoutSession(object), type);
       if (session.mode !== "subscription") return { ignored: "not_a_subscription_checkout" };
       if (!session.customerId || !session.userRef) return { ignored: "no_customer_or_user" };
-      const link = { customerId: session.customerId, userRef: session.userRef, paid: session.paid };
-      const { probe, statements, applied } = linkCustomer(link, event.created, now, event.id);
-      return {
-        probe,
-        statements,
-        applied,
-        ignoredWhenNotApplied: (found) =>
-          found.user_id === null ? "unknown_user" : "user_on_another_live_subscription",
-      };
+      const link = { customerId: session.customerId, userRef: session.userRef };
+      return linkCustomer(link, event.created, now, event.id);
     }
     case "customer.subscription.created":
     case "customer.subscription.updated":
@@ -96,16 +96,27 @@ function planFor(event: EventEnvelope, type: HandledEventType, now: Date): Plan 
   }
 }
 
-/** One line for the operator: an event acknowledged (200) but not applied, which a resend may apply later. */
-function warnIgnored(ctx: RequestContext, event: EventEnvelope, ignored: IgnoredBecause) {
+/**
+ * One line for the operator: an event acknowledged (200) but not applied, which a resend may apply
+ * later; a held checkout also names its customer and user (its row in `held_checkouts` has the rest).
+ */
+function warnIgnored(
+  ctx: RequestContext,
+  event: EventEnvelope,
+  ignored: IgnoredBecause,
+  held?: { customer_id: string; user_id: string | null },
+) {
   console.warn(
     JSON.stringify({
       level: "warn",
       request_id: ctx.requestId,
-      message: "Stripe event acknowledged but not applied (not recorded: a resend can apply it)",
+      message: held
+        ? "Stripe checkout held for the operator (held_checkouts): it would take a subscription that has not ended from its user; not recorded: a resend once that is settled applies it"
+        : "Stripe event acknowledged but not applied (not recorded: a resend can apply it)",
       event_id: event.id,
       event_type: event.type,
       ignored,
+      ...held,
     }),
   );
 }
@@ -144,9 +155,9 @@ export async function receiveWebhook(
   ]);
   if ((results.at(-1) ?? []).length > 0) return { ...receipt, handled: true, duplicate: false };
   const probe = plan.probe ? (results[0]?.[0] as LinkProbe | undefined) : undefined;
-  if (!probe || probe.recorded || !plan.ignoredWhenNotApplied) return { ...receipt, handled: true, duplicate: true };
-  const ignored = plan.ignoredWhenNotApplied(probe);
-  warnIgnored(ctx, event, ignored);
+  if (!probe?.ignored || probe.recorded) return { ...receipt, handled: true, duplicate: true };
+  const { ignored, customer_id, user_id } = probe;
+  warnIgnored(ctx, event, ignored, isHeld(ignored) ? { customer_id, user_id } : undefined);
   return { ...receipt, handled: false, duplicate: false, ignored };
 }
 
