@@ -114,6 +114,27 @@ export const heldCheckouts = sqliteTable("held_checkouts", {
 });
 
 /**
+ * What each invoice event says of its subscription (paid, or its payment failed), replayed over
+ * the subscription's stored state whenever either is written, so the state does not depend on
+ * the order events arrive in (migrations/0015_invoice_outcomes.sql says why). Pruned with the
+ * applied event ids.
+ */
+export const invoiceOutcomes = sqliteTable(
+  "invoice_outcomes",
+  {
+    eventId: text("event_id").primaryKey(),
+    customerId: text("customer_id").notNull(),
+    subscriptionId: text("subscription_id").notNull(),
+    /** `paid` or `payment_failed`. */
+    outcome: text("outcome").notNull(),
+    /** The event's `created`, Unix seconds. */
+    created: integer("created").notNull(),
+    receivedAt: text("received_at").notNull().default(nowIso),
+  },
+  (table) => [index("invoice_outcomes_subscription_idx").on(table.customerId, table.subscriptionId, table.created)],
+);
+
+/**
  * One table for editor blocks, pages, databases and database rows.
  * `properties` and `content` hold JSON text; the FTS index over their text is
  * maintained by triggers (see migrations/0001_blocks_search.sql), keyed by `seq`.

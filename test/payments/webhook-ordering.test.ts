@@ -160,6 +160,106 @@ describe("invoices", () => {
     expect(res.status).toBe(200);
     expect(await storedSubscription(stranger)).toBeNull();
   });
+
+  it("an invoice that arrives before its subscription is applied when the subscription arrives; a resend changes nothing", async () => {
+    const sub = ids();
+    const t = nowSeconds() - 100;
+    const failed = invoiceEvent("payment_failed", t + 10, { customer: sub.customer, subscription: sub.id });
+    expect(await deliverOk(failed)).toMatchObject({ handled: true, duplicate: false });
+    expect(await storedSubscription(sub.customer)).toBeNull();
+
+    const created = subscriptionEvent("created", t, { ...sub, status: "active" });
+    await deliverOk(created);
+    expect(await storedSubscription(sub.customer)).toMatchObject({ status: "past_due", state_at: t + 10 });
+
+    for (const again of [failed, created]) {
+      expect(await deliverOk(again)).toMatchObject({ handled: true, duplicate: true });
+    }
+    expect(await storedSubscription(sub.customer)).toMatchObject({ status: "past_due", state_at: t + 10 });
+  });
+
+  it("an invoice of the customer's next subscription, before it, is applied when it arrives", async () => {
+    const customer = unique("cus");
+    const [old, next] = [unique("sub"), unique("sub")];
+    const t = nowSeconds() - 100;
+    await deliverOk(subscriptionEvent("created", t, { id: old, customer, status: "active" }));
+    await deliverOk(invoiceEvent("payment_failed", t + 20, { customer, subscription: next }));
+    expect(await storedSubscription(customer)).toMatchObject({ subscription_id: old, status: "active" });
+    await deliverOk(subscriptionEvent("created", t + 10, { id: next, customer, status: "active" }));
+    expect(await storedSubscription(customer)).toMatchObject({
+      subscription_id: next,
+      status: "past_due",
+      state_at: t + 20,
+    });
+  });
+
+  /** Every order of `events`. */
+  const orders = <T>(events: T[]): T[][] =>
+    events.length <= 1
+      ? [events]
+      : events.flatMap((first, i) => orders(events.filter((_, j) => j !== i)).map((rest) => [first, ...rest]));
+
+  for (const [story, steps, expected] of [
+    [
+      "incomplete, paid, then failed",
+      [
+        ["created", 0, "incomplete"],
+        ["paid", 10],
+        ["payment_failed", 20],
+      ],
+      { status: "past_due", state_at: 20 },
+    ],
+    [
+      "active, failed, then paid",
+      [
+        ["created", 0, "active"],
+        ["payment_failed", 10],
+        ["paid", 20],
+      ],
+      { status: "active", state_at: 20 },
+    ],
+    [
+      "trialing, a failure and its payment in one second (the payment counts as later)",
+      [
+        ["created", 0, "trialing"],
+        ["payment_failed", 10],
+        ["paid", 10],
+      ],
+      { status: "active", state_at: 10 },
+    ],
+    [
+      "active, failed, then updated as active later still",
+      [
+        ["created", 0, "active"],
+        ["payment_failed", 10],
+        ["updated", 20, "active"],
+      ],
+      { status: "active", state_at: 20 },
+    ],
+  ] as const) {
+    it(`a subscription and its invoices leave one state whatever the order: ${story}`, async () => {
+      const t = nowSeconds() - 100;
+      for (const order of orders([...steps])) {
+        const sub = ids();
+        const events = order.map(([type, at, status]) =>
+          type === "paid" || type === "payment_failed"
+            ? invoiceEvent(type, t + at, { customer: sub.customer, subscription: sub.id })
+            : subscriptionEvent(type, t + at, { ...sub, status: status ?? "active" }),
+        );
+        for (const each of events) await deliverOk(each);
+        const arrived = order.map(([type, at]) => `${type}@${at}`).join(", ");
+        const stored = await storedSubscription(sub.customer);
+        expect({ arrived, status: stored?.status, state_at: stored?.state_at }).toEqual({
+          arrived,
+          status: expected.status,
+          state_at: t + expected.state_at,
+        });
+        // Stripe's resend of every event changes nothing.
+        for (const each of events) expect((await deliverOk(each)).duplicate).toBe(true);
+        expect(await storedSubscription(sub.customer)).toEqual(stored);
+      }
+    });
+  }
 });
 
 describe("checkout links customers to users", () => {

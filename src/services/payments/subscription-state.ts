@@ -8,7 +8,9 @@
  * same second, a state of the same subscription replaces the stored one unless it goes back in
  * its life (incomplete → live → ended). A record holding a live subscription is replaced by
  * another subscription of the customer only when that one is live too, so an old subscription's
- * late cancellation never hides the customer's new one.
+ * late cancellation never hides the customer's new one. Invoices are kept and replayed over the
+ * state after every write of either (`applyInvoiceOutcomes`), so the order events arrive in does
+ * not change the state they leave.
  */
 import { type SQL, sql } from "drizzle-orm";
 import { ENDED_STATUSES, FREE_PLAN, isLive, LIVE_STATUSES, type Subscription } from "../../schemas/subscriptions";
@@ -30,15 +32,17 @@ const eventIsNew = (eventId: string | null) =>
 
 /**
  * Stores a subscription's state under its customer (creating the record, not yet linked to a
- * user, when the customer is new), unless the stored state takes precedence (see above).
+ * user, when the customer is new), unless the stored state takes precedence (see above); then
+ * applies the subscription's invoices not older than the state (`applyInvoiceOutcomes`). Two
+ * statements, for one batch.
  */
 export function writeSubscriptionState(
   state: SubscriptionState,
   stateAt: number,
   now: Date,
   eventId: string | null,
-): SQL {
-  return sql`
+): SQL[] {
+  const upsert = sql`
     INSERT INTO subscriptions (customer_id, subscription_id, status, price_id, plan, current_period_end,
       cancel_at_period_end, state_at, updated_at)
     SELECT ${state.customerId}, ${state.subscriptionId}, ${state.status}, ${state.priceId}, ${state.plan},
@@ -56,6 +60,7 @@ export function writeSubscriptionState(
       AND (subscriptions.subscription_id IS NULL OR subscriptions.subscription_id = excluded.subscription_id
         OR excluded.status IN (${list(LIVE_STATUSES)})
         OR COALESCE(subscriptions.status, '') NOT IN (${list(LIVE_STATUSES)}))`;
+  return [upsert, applyInvoiceOutcomes(state, now, eventId)];
 }
 
 /** What a paid or failed invoice does to its subscription's status, from which statuses. */
@@ -64,23 +69,69 @@ const INVOICE_OUTCOMES = {
   payment_failed: { from: ["active", "trialing"], to: "past_due" },
 } as const;
 
+/** The subscription an invoice is for. */
+interface InvoiceOf {
+  customerId: string;
+  subscriptionId: string;
+}
+
 /**
- * A paid or failed invoice moves its subscription's status (a renewal that changes nothing
- * writes nothing, so it never outranks the subscription events around it). Only a stored,
- * not-ended subscription is moved, and only when the invoice is not older than its state.
+ * Keeps what an invoice event says (`invoice_outcomes`), then applies its subscription's invoices
+ * (`applyInvoiceOutcomes`): at once when the subscription is stored, else when it is written.
+ * Two statements, for one batch.
  */
 export function writeInvoiceOutcome(
-  invoice: { customerId: string; subscriptionId: string },
+  invoice: InvoiceOf,
   outcome: keyof typeof INVOICE_OUTCOMES,
-  stateAt: number,
+  created: number,
   now: Date,
   eventId: string,
-): SQL {
-  const { from, to } = INVOICE_OUTCOMES[outcome];
+): SQL[] {
+  const keep = sql`
+    INSERT INTO invoice_outcomes (event_id, customer_id, subscription_id, outcome, created, received_at)
+    SELECT ${eventId}, ${invoice.customerId}, ${invoice.subscriptionId}, ${outcome}, ${created}, ${now.toISOString()}
+    WHERE ${eventIsNew(eventId)}
+    ON CONFLICT (event_id) DO NOTHING`;
+  return [keep, applyInvoiceOutcomes(invoice, now, eventId)];
+}
+
+/**
+ * Moves a stored subscription's status as its kept invoices not older than its state say, in one
+ * statement, with the result of applying them one by one in order of `created` (within one
+ * second, a payment after a failure: a failed payment is retried, not the other way round),
+ * whatever order they and the subscription's events arrived in. Applied one by one, a paid
+ * invoice moves incomplete, past_due or unpaid to active, a failed one moves active or trialing
+ * to past_due, and nothing else moves (an ended subscription never comes back). So the result
+ * of a run of them depends only on the last one and on whether one of the other kind came before
+ * it: the status becomes the last one's `to` when the stored status is one the last one moves,
+ * or when one of the other kind moved it first (any status either kind moves); `state_at`
+ * becomes the `created` of the invoice that made that last change (the first of the last run of
+ * its kind). Otherwise nothing is written: a renewal that changes nothing never outranks the
+ * subscription events around it.
+ */
+export function applyInvoiceOutcomes(subscription: InvoiceOf, now: Date, eventId: string | null): SQL {
+  const { customerId, subscriptionId } = subscription;
+  const { paid, payment_failed: failed } = INVOICE_OUTCOMES;
   return sql`
-    UPDATE subscriptions SET status = ${to}, state_at = ${stateAt}, updated_at = ${now.toISOString()}
-    WHERE customer_id = ${invoice.customerId} AND subscription_id = ${invoice.subscriptionId}
-      AND status IN (${list(from)}) AND state_at <= ${stateAt} AND ${eventIsNew(eventId)}`;
+    WITH outcomes AS (
+        SELECT outcome, created, created * 2 + (outcome = 'paid') AS ord FROM invoice_outcomes
+        WHERE customer_id = ${customerId} AND subscription_id = ${subscriptionId}
+          AND created >= (SELECT state_at FROM subscriptions
+            WHERE customer_id = ${customerId} AND subscription_id = ${subscriptionId})),
+      latest AS (SELECT outcome, ord FROM outcomes ORDER BY ord DESC LIMIT 1),
+      other AS (SELECT MAX(outcomes.ord) AS ord FROM outcomes, latest WHERE outcomes.outcome <> latest.outcome),
+      replay AS (
+        SELECT latest.outcome, other.ord IS NOT NULL AS after_other,
+          (SELECT MIN(created) FROM outcomes
+            WHERE outcome = latest.outcome AND ord > COALESCE(other.ord, -1)) AS changed_at
+        FROM latest, other)
+    UPDATE subscriptions SET
+      status = CASE (SELECT outcome FROM replay) WHEN 'paid' THEN ${paid.to} ELSE ${failed.to} END,
+      state_at = (SELECT changed_at FROM replay), updated_at = ${now.toISOString()}
+    WHERE customer_id = ${customerId} AND subscription_id = ${subscriptionId} AND ${eventIsNew(eventId)}
+      AND (((SELECT outcome FROM replay) = 'paid' AND status IN (${list(paid.from)}))
+        OR ((SELECT outcome FROM replay) = 'payment_failed' AND status IN (${list(failed.from)}))
+        OR ((SELECT after_other FROM replay) AND status IN (${list([...paid.from, ...failed.from])})))`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
+import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { OutboundError } from "../../lib/outbound";
@@ -98,7 +99,7 @@ export async function cancelSubscription(ctx: UserContext, atPeriodEnd: boolean)
   const subscriptionId = record.subscription_id;
   const known = stateAfterCancelling(record, atPeriodEnd);
   const store = async (state: SubscriptionState, stateAt: number) => {
-    await ctx.db.run(writeSubscriptionState(state, stateAt, ctx.now(), null));
+    await batchAll(ctx.db, writeSubscriptionState(state, stateAt, ctx.now(), null));
     return presentState(state);
   };
 

@@ -82,16 +82,14 @@ function planFor(event: EventEnvelope, type: HandledEventType, now: Date): Plan 
     case "customer.subscription.updated":
     case "customer.subscription.deleted": {
       const state = read(readSubscription(object, type === "customer.subscription.deleted"), type);
-      return { statements: [writeSubscriptionState(state, event.created, now, event.id)] };
+      return { statements: writeSubscriptionState(state, event.created, now, event.id) };
     }
     case "invoice.paid":
     case "invoice.payment_failed": {
       const { customerId, subscriptionId } = read(readInvoice(object), type);
       if (!customerId || !subscriptionId) return { statements: [] };
       const outcome = type === "invoice.paid" ? "paid" : "payment_failed";
-      return {
-        statements: [writeInvoiceOutcome({ customerId, subscriptionId }, outcome, event.created, now, event.id)],
-      };
+      return { statements: writeInvoiceOutcome({ customerId, subscriptionId }, outcome, event.created, now, event.id) };
     }
   }
 }
@@ -162,17 +160,24 @@ export async function receiveWebhook(
 }
 
 /**
- * How long an applied event's id is kept: past Stripe's automatic retries (three days) and
- * the 30 days within which an event can be resent from its dashboard.
+ * How long an applied event's id (and an invoice's outcome) is kept: past Stripe's automatic
+ * retries (three days) and the 30 days within which an event can be resent from its dashboard.
  */
 export const APPLIED_EVENT_RETENTION_DAYS = 35;
 
-/** Forgets applied event ids past their retention, a bounded number per run (the Cron Trigger). */
+/**
+ * Forgets applied event ids and invoice outcomes past their retention, a bounded number of each
+ * per run (the Cron Trigger); answers how many rows went.
+ */
 export async function pruneAppliedEvents(ctx: RequestContext, limit = 1000): Promise<number> {
   const cutoff = new Date(ctx.now().getTime() - APPLIED_EVENT_RETENTION_DAYS * 86_400_000).toISOString();
-  const removed = await ctx.db.all<{ id: string }>(sql`
-    DELETE FROM payment_events WHERE id IN (
+  const removed = await batchAll<[{ id: string }, { event_id: string }]>(ctx.db, [
+    sql`DELETE FROM payment_events WHERE id IN (
       SELECT id FROM payment_events WHERE received_at < ${cutoff} LIMIT ${limit}
-    ) RETURNING id`);
-  return removed.length;
+    ) RETURNING id`,
+    sql`DELETE FROM invoice_outcomes WHERE event_id IN (
+      SELECT event_id FROM invoice_outcomes WHERE received_at < ${cutoff} LIMIT ${limit}
+    ) RETURNING event_id`,
+  ]);
+  return removed[0].length + removed[1].length;
 }
