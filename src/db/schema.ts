@@ -90,6 +90,51 @@ export const paymentEvents = sqliteTable("payment_events", {
 });
 
 /**
+ * Checkouts that would have taken a subscription that has not ended away from its user, kept for
+ * the operator instead of applied (migrations/0014_held_checkouts.sql says why). `released_at`:
+ * when a resend applied it, once the conflict was gone.
+ */
+export const heldCheckouts = sqliteTable("held_checkouts", {
+  /** The `checkout.session.completed` event's id (not recorded as applied while held). */
+  eventId: text("event_id").primaryKey(),
+  /** The session's customer. */
+  customerId: text("customer_id").notNull(),
+  /** The user it named (`users.id`). */
+  userId: text("user_id").notNull(),
+  /** `user_on_another_subscription` or `customer_of_another_user`. */
+  reason: text("reason").notNull(),
+  /** The customer the user was linked to, when that is what stood in the way. */
+  userCustomerId: text("user_customer_id"),
+  /** The user the customer was linked to, when that is what stood in the way. */
+  customerUserId: text("customer_user_id"),
+  /** The event's `created`, Unix seconds. */
+  checkoutAt: integer("checkout_at").notNull(),
+  heldAt: text("held_at").notNull().default(nowIso),
+  releasedAt: text("released_at"),
+});
+
+/**
+ * What each invoice event says of its subscription (paid, or its payment failed), replayed over
+ * the subscription's stored state whenever either is written, so the state does not depend on
+ * the order events arrive in (migrations/0015_invoice_outcomes.sql says why). Pruned with the
+ * applied event ids.
+ */
+export const invoiceOutcomes = sqliteTable(
+  "invoice_outcomes",
+  {
+    eventId: text("event_id").primaryKey(),
+    customerId: text("customer_id").notNull(),
+    subscriptionId: text("subscription_id").notNull(),
+    /** `paid` or `payment_failed`. */
+    outcome: text("outcome").notNull(),
+    /** The event's `created`, Unix seconds. */
+    created: integer("created").notNull(),
+    receivedAt: text("received_at").notNull().default(nowIso),
+  },
+  (table) => [index("invoice_outcomes_subscription_idx").on(table.customerId, table.subscriptionId, table.created)],
+);
+
+/**
  * One table for editor blocks, pages, databases and database rows.
  * `properties` and `content` hold JSON text; the FTS index over their text is
  * maintained by triggers (see migrations/0001_blocks_search.sql), keyed by `seq`.

@@ -192,6 +192,25 @@ export const recordedEvent = (eventId: string) =>
     .bind(eventId)
     .first<{ id: string; type: string }>();
 
+/** The record of a checkout held for the operator, or null. */
+export const heldCheckout = (eventId: string) =>
+  env.DB.prepare(
+    `SELECT event_id, customer_id, user_id, reason, user_customer_id, customer_user_id, checkout_at, held_at, released_at
+       FROM held_checkouts WHERE event_id = ?`,
+  )
+    .bind(eventId)
+    .first<{
+      event_id: string;
+      customer_id: string;
+      user_id: string;
+      reason: string;
+      user_customer_id: string | null;
+      customer_user_id: string | null;
+      checkout_at: number;
+      held_at: string;
+      released_at: string | null;
+    }>();
+
 /** A user with a subscription linked by checkout, as Stripe's events would leave it. */
 export async function subscribe(
   user: TestUser,

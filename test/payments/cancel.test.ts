@@ -76,6 +76,15 @@ function fakeStripeCancelling(who: Subscribed) {
 
 const cancel = (user: TestUser | string, body?: unknown) => api(CANCEL, { method: "POST", auth: user, body });
 
+/** A cancellation by `user` on a server without STRIPE_SECRET_KEY. */
+const cancelUnconfigured = (user: TestUser) =>
+  createApp().request(
+    CANCEL,
+    { method: "POST", headers: { Authorization: `Bearer ${user.key}` } },
+    { ...env, STRIPE_SECRET_KEY: "" },
+    createExecutionContext(),
+  );
+
 describe("POST /payments/cancel-subscription", () => {
   it("cancels at the end of the period by default, through Stripe, and stores the new state", async () => {
     const who = await subscribedUser();
@@ -498,12 +507,7 @@ describe("POST /payments/cancel-subscription", () => {
     const who = await subscribedUser();
     const before = await storedSubscription(who.customer);
     stripe = fakeThirdParties(() => stripeAnswer({}));
-    const res = await createApp().request(
-      CANCEL,
-      { method: "POST", headers: { Authorization: `Bearer ${who.user.key}` } },
-      { ...env, STRIPE_SECRET_KEY: "" },
-      createExecutionContext(),
-    );
+    const res = await cancelUnconfigured(who.user);
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({
       error: "Payments are not configured on this server",
@@ -512,5 +516,31 @@ describe("POST /payments/cancel-subscription", () => {
     });
     expect(stripe.requests).toHaveLength(0);
     expect(await storedSubscription(who.customer)).toEqual(before);
+  });
+
+  it("400, not 503, when there is nothing to cancel and no Stripe secret key is configured", async () => {
+    const user = await createUser();
+    const ended = await subscribedUser();
+    await deliverOk(
+      subscriptionEvent("deleted", nowSeconds(), {
+        id: ended.subscription,
+        customer: ended.customer,
+        status: "canceled",
+      }),
+    );
+    stripe = fakeThirdParties(() => stripeAnswer({}));
+    for (const [caller, status] of [
+      [user, null],
+      [ended.user, "canceled"],
+    ] as const) {
+      const res = await cancelUnconfigured(caller);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        error: "No active subscription to cancel",
+        code: "validation_failed",
+        details: { status },
+      });
+    }
+    expect(stripe.requests).toHaveLength(0);
   });
 });

@@ -2,10 +2,12 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createUser } from "../helpers/api";
 import {
+  CANCEL,
   capturingConsole,
   checkoutEvent,
   deliver,
   deliverOk,
+  heldCheckout,
   invoiceEvent,
   iso,
   ME,
@@ -14,9 +16,11 @@ import {
   storedSubscription,
   subscribe,
   subscriptionEvent,
+  subscriptionObject,
   subscriptionOfUser,
   unique,
 } from "../helpers/payments";
+import { fakeThirdParties } from "../helpers/third-party";
 
 const ids = () => ({ customer: unique("cus"), id: unique("sub") });
 
@@ -156,6 +160,106 @@ describe("invoices", () => {
     expect(res.status).toBe(200);
     expect(await storedSubscription(stranger)).toBeNull();
   });
+
+  it("an invoice that arrives before its subscription is applied when the subscription arrives; a resend changes nothing", async () => {
+    const sub = ids();
+    const t = nowSeconds() - 100;
+    const failed = invoiceEvent("payment_failed", t + 10, { customer: sub.customer, subscription: sub.id });
+    expect(await deliverOk(failed)).toMatchObject({ handled: true, duplicate: false });
+    expect(await storedSubscription(sub.customer)).toBeNull();
+
+    const created = subscriptionEvent("created", t, { ...sub, status: "active" });
+    await deliverOk(created);
+    expect(await storedSubscription(sub.customer)).toMatchObject({ status: "past_due", state_at: t + 10 });
+
+    for (const again of [failed, created]) {
+      expect(await deliverOk(again)).toMatchObject({ handled: true, duplicate: true });
+    }
+    expect(await storedSubscription(sub.customer)).toMatchObject({ status: "past_due", state_at: t + 10 });
+  });
+
+  it("an invoice of the customer's next subscription, before it, is applied when it arrives", async () => {
+    const customer = unique("cus");
+    const [old, next] = [unique("sub"), unique("sub")];
+    const t = nowSeconds() - 100;
+    await deliverOk(subscriptionEvent("created", t, { id: old, customer, status: "active" }));
+    await deliverOk(invoiceEvent("payment_failed", t + 20, { customer, subscription: next }));
+    expect(await storedSubscription(customer)).toMatchObject({ subscription_id: old, status: "active" });
+    await deliverOk(subscriptionEvent("created", t + 10, { id: next, customer, status: "active" }));
+    expect(await storedSubscription(customer)).toMatchObject({
+      subscription_id: next,
+      status: "past_due",
+      state_at: t + 20,
+    });
+  });
+
+  /** Every order of `events`. */
+  const orders = <T>(events: T[]): T[][] =>
+    events.length <= 1
+      ? [events]
+      : events.flatMap((first, i) => orders(events.filter((_, j) => j !== i)).map((rest) => [first, ...rest]));
+
+  for (const [story, steps, expected] of [
+    [
+      "incomplete, paid, then failed",
+      [
+        ["created", 0, "incomplete"],
+        ["paid", 10],
+        ["payment_failed", 20],
+      ],
+      { status: "past_due", state_at: 20 },
+    ],
+    [
+      "active, failed, then paid",
+      [
+        ["created", 0, "active"],
+        ["payment_failed", 10],
+        ["paid", 20],
+      ],
+      { status: "active", state_at: 20 },
+    ],
+    [
+      "trialing, a failure and its payment in one second (the payment counts as later)",
+      [
+        ["created", 0, "trialing"],
+        ["payment_failed", 10],
+        ["paid", 10],
+      ],
+      { status: "active", state_at: 10 },
+    ],
+    [
+      "active, failed, then updated as active later still",
+      [
+        ["created", 0, "active"],
+        ["payment_failed", 10],
+        ["updated", 20, "active"],
+      ],
+      { status: "active", state_at: 20 },
+    ],
+  ] as const) {
+    it(`a subscription and its invoices leave one state whatever the order: ${story}`, async () => {
+      const t = nowSeconds() - 100;
+      for (const order of orders([...steps])) {
+        const sub = ids();
+        const events = order.map(([type, at, status]) =>
+          type === "paid" || type === "payment_failed"
+            ? invoiceEvent(type, t + at, { customer: sub.customer, subscription: sub.id })
+            : subscriptionEvent(type, t + at, { ...sub, status: status ?? "active" }),
+        );
+        for (const each of events) await deliverOk(each);
+        const arrived = order.map(([type, at]) => `${type}@${at}`).join(", ");
+        const stored = await storedSubscription(sub.customer);
+        expect({ arrived, status: stored?.status, state_at: stored?.state_at }).toEqual({
+          arrived,
+          status: expected.status,
+          state_at: t + expected.state_at,
+        });
+        // Stripe's resend of every event changes nothing.
+        for (const each of events) expect((await deliverOk(each)).duplicate).toBe(true);
+        expect(await storedSubscription(sub.customer)).toEqual(stored);
+      }
+    });
+  }
 });
 
 describe("checkout links customers to users", () => {
@@ -253,40 +357,142 @@ describe("checkout links customers to users", () => {
     expect((await api<{ plan: string }>(ME, { auth: user })).body.plan).toBe("pro_monthly");
   });
 
-  it("a user on a live subscription is not moved to a customer without one; a resend once it is live moves them", async () => {
-    const user = await createUser();
-    const { customer } = await subscribe(user);
-    const next = ids();
-    // An unpaid checkout (its payment still pending), before anything of its subscription is known.
-    const checkout = checkoutEvent(nowSeconds(), {
-      customer: next.customer,
-      userId: user.id,
-      subscription: next.id,
-      paymentStatus: "unpaid",
-    });
-    const { result: held, logged } = await capturingConsole(() =>
-      deliver(checkout, { headers: { "X-Request-Id": "checkout-held" } }),
-    );
-    expect(held.status).toBe(200);
-    expect(held.body).toMatchObject({ handled: false, duplicate: false, ignored: "user_on_another_live_subscription" });
-    expect(logged).toContain('"request_id":"checkout-held"');
-    expect(await recordedEvent(checkout.id)).toBeNull();
-    expect((await storedSubscription(customer))?.user_id).toBe(user.id);
-    expect((await storedSubscription(next.customer))?.user_id ?? null).toBeNull();
+  it("a second checkout naming a user on a live subscription is held for the operator, paid or not: the subscription keeps its user", async () => {
+    for (const paymentStatus of ["paid", "unpaid"]) {
+      const user = await createUser();
+      const first = await subscribe(user);
+      const next = ids();
+      // Anyone can name the user in a Payment Link's client_reference_id, and pay.
+      const checkout = checkoutEvent(nowSeconds(), {
+        customer: next.customer,
+        userId: user.id,
+        subscription: next.id,
+        paymentStatus,
+      });
+      await deliverOk(subscriptionEvent("created", nowSeconds(), { ...next, status: "active", lookupKey: "team" }));
+      const { result: held, logged } = await capturingConsole(() =>
+        deliver(checkout, { headers: { "X-Request-Id": "checkout-held" } }),
+      );
+      expect(held.status).toBe(200);
+      expect(held.body).toMatchObject({ handled: false, duplicate: false, ignored: "user_on_another_subscription" });
+      const line = JSON.parse(logged.split("\n").find((text) => text.includes(checkout.id)) ?? "{}");
+      expect(line).toMatchObject({
+        level: "warn",
+        request_id: "checkout-held",
+        event_id: checkout.id,
+        ignored: "user_on_another_subscription",
+        customer_id: next.customer,
+        user_id: user.id,
+      });
+      expect(await heldCheckout(checkout.id)).toMatchObject({
+        customer_id: next.customer,
+        user_id: user.id,
+        reason: "user_on_another_subscription",
+        user_customer_id: first.customer,
+        customer_user_id: null,
+        checkout_at: checkout.created,
+        released_at: null,
+      });
+      expect(await recordedEvent(checkout.id)).toBeNull();
+      expect((await storedSubscription(first.customer))?.user_id).toBe(user.id);
+      expect((await storedSubscription(next.customer))?.user_id).toBeNull();
+      const me = await api<{ plan: string; subscription: { subscription_id: string } }>(ME, { auth: user });
+      expect(me.body).toMatchObject({ plan: "pro_monthly", subscription: { subscription_id: first.subscription } });
 
-    // Its subscription becomes active; the resent checkout now moves the user.
-    await deliverOk(subscriptionEvent("updated", nowSeconds(), { ...next, status: "active", lookupKey: "team" }));
-    expect((await deliver(checkout)).body).toMatchObject({ handled: true, duplicate: false });
-    expect((await storedSubscription(customer))?.user_id).toBeNull();
-    expect((await storedSubscription(next.customer))?.user_id).toBe(user.id);
-    expect((await api<{ plan: string }>(ME, { auth: user })).body.plan).toBe("team");
+      // The user can still cancel what bills them.
+      const stripe = fakeThirdParties((request) =>
+        Response.json(
+          new URL(request.url).pathname === `/v1/subscriptions/${first.subscription}`
+            ? subscriptionObject({ id: first.subscription, customer: first.customer, status: "active" })
+            : { error: { type: "invalid_request_error" } },
+          { status: new URL(request.url).pathname === `/v1/subscriptions/${first.subscription}` ? 200 : 404 },
+        ),
+      );
+      try {
+        const cancelled = await api<{ subscription_id: string }>(CANCEL, { method: "POST", auth: user });
+        expect(cancelled.status).toBe(200);
+        expect(cancelled.body.subscription_id).toBe(first.subscription);
+      } finally {
+        stripe.restore();
+      }
+
+      // A resend while the conflict stands holds it again, once.
+      expect((await capturingConsole(() => deliver(checkout))).result.body).toMatchObject({
+        handled: false,
+        ignored: "user_on_another_subscription",
+      });
+      const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM held_checkouts WHERE event_id = ?")
+        .bind(checkout.id)
+        .first<{ n: number }>();
+      expect(count?.n).toBe(1);
+
+      // Once the first subscription has ended, a resend applies it and releases the hold.
+      await deliverOk(
+        subscriptionEvent("deleted", nowSeconds(), {
+          id: first.subscription,
+          customer: first.customer,
+          status: "canceled",
+        }),
+      );
+      expect((await deliver(checkout)).body).toMatchObject({ handled: true, duplicate: false });
+      expect(await recordedEvent(checkout.id)).not.toBeNull();
+      expect((await heldCheckout(checkout.id))?.released_at).not.toBeNull();
+      expect((await storedSubscription(first.customer))?.user_id).toBeNull();
+      expect((await storedSubscription(next.customer))?.user_id).toBe(user.id);
+      expect((await api<{ plan: string }>(ME, { auth: user })).body.plan).toBe("team");
+    }
   });
 
-  it("a paid subscription checkout moves the user even before its subscription event arrives", async () => {
+  it("whichever checkout of two paid ones arrives first links the user; the other is held, its subscription unlinked", async () => {
     const user = await createUser();
-    const { customer } = await subscribe(user);
+    const [first, second] = [ids(), ids()];
+    const t = nowSeconds() - 100;
+    const [older, newer] = [
+      checkoutEvent(t, { customer: first.customer, userId: user.id, subscription: first.id }),
+      checkoutEvent(t + 10, { customer: second.customer, userId: user.id, subscription: second.id }),
+    ];
+    await deliverOk(newer);
+    await deliverOk(subscriptionEvent("created", t + 10, { ...second, status: "active", lookupKey: "team" }));
+    await deliverOk(subscriptionEvent("created", t, { ...first, status: "active" }));
+    const { result } = await capturingConsole(() => deliver(older));
+    expect(result.body).toMatchObject({ handled: false, ignored: "user_on_another_subscription" });
+    expect(await heldCheckout(older.id)).toMatchObject({
+      customer_id: first.customer,
+      user_customer_id: second.customer,
+    });
+    expect((await storedSubscription(first.customer))?.user_id).toBeNull();
+    expect((await storedSubscription(second.customer))?.user_id).toBe(user.id);
+  });
+
+  it("a checkout naming a customer that another user pays through is held: the customer keeps its user", async () => {
+    const [ada, bob] = [await createUser(), await createUser()];
+    const { customer, subscription } = await subscribe(ada);
+    const checkout = checkoutEvent(nowSeconds(), { customer, userId: bob.id });
+    const { result, logged } = await capturingConsole(() => deliver(checkout));
+    expect(result.body).toMatchObject({ handled: false, duplicate: false, ignored: "customer_of_another_user" });
+    expect(logged).toContain(checkout.id);
+    expect(await heldCheckout(checkout.id)).toMatchObject({
+      customer_id: customer,
+      user_id: bob.id,
+      reason: "customer_of_another_user",
+      user_customer_id: null,
+      customer_user_id: ada.id,
+      released_at: null,
+    });
+    expect(await recordedEvent(checkout.id)).toBeNull();
+    expect((await storedSubscription(customer))?.user_id).toBe(ada.id);
+    expect(await subscriptionOfUser(bob.id)).toBeNull();
+    expect(await subscriptionOfUser(ada.id)).toMatchObject({ customer_id: customer, subscription_id: subscription });
+  });
+
+  it("a paid checkout moves a user whose subscription has ended, before the new subscription's event arrives", async () => {
+    const user = await createUser();
+    const { customer, subscription } = await subscribe(user);
+    await deliverOk(subscriptionEvent("deleted", nowSeconds(), { id: subscription, customer, status: "canceled" }));
     const next = ids();
-    await deliverOk(checkoutEvent(nowSeconds(), { customer: next.customer, userId: user.id, subscription: next.id }));
+    const checkout = checkoutEvent(nowSeconds(), { customer: next.customer, userId: user.id, subscription: next.id });
+    expect(await deliverOk(checkout)).toMatchObject({ handled: true, duplicate: false });
+    expect(await heldCheckout(checkout.id)).toBeNull();
     expect((await storedSubscription(customer))?.user_id).toBeNull();
     expect((await storedSubscription(next.customer))?.user_id).toBe(user.id);
   });
@@ -302,20 +508,32 @@ describe("checkout links customers to users", () => {
     expect((await storedSubscription(first.customer))?.user_id).toBeNull();
     expect((await storedSubscription(second.customer))?.user_id).toBe(user.id);
 
-    // A checkout made between the two, delivered last.
-    await deliverOk(checkoutEvent(t + 10, { customer: first.customer, userId: user.id }));
+    // A checkout made between the two, delivered last: held, as the user's subscription is live.
+    const late = checkoutEvent(t + 10, { customer: first.customer, userId: user.id });
+    const { result } = await capturingConsole(() => deliver(late));
+    expect(result.body).toMatchObject({ handled: false, ignored: "user_on_another_subscription" });
     expect((await storedSubscription(first.customer))?.user_id).toBeNull();
     expect((await storedSubscription(second.customer))?.user_id).toBe(user.id);
     const me = await api<{ plan: string; subscription: { subscription_id: string } }>(ME, { auth: user });
     expect(me.body).toMatchObject({ plan: "team", subscription: { subscription_id: second.id } });
   });
 
-  it("a customer moves to the user of its newest checkout", async () => {
+  it("a customer moves to the user of its newest checkout once its subscription has ended, never back to an older one", async () => {
     const [ada, bob] = [await createUser(), await createUser()];
-    const customer = unique("cus");
+    const sub = ids();
     const t = nowSeconds() - 100;
-    await deliverOk(checkoutEvent(t + 10, { customer, userId: bob.id }));
-    await deliverOk(checkoutEvent(t, { customer, userId: ada.id }));
-    expect((await storedSubscription(customer))?.user_id).toBe(bob.id);
+    await deliverOk(checkoutEvent(t, { customer: sub.customer, userId: ada.id }));
+    // While the customer's subscription may still be on its way (or live), another user's checkout is held.
+    const toBob = checkoutEvent(t + 10, { customer: sub.customer, userId: bob.id });
+    const { result } = await capturingConsole(() => deliver(toBob));
+    expect(result.body).toMatchObject({ handled: false, ignored: "customer_of_another_user" });
+    expect((await storedSubscription(sub.customer))?.user_id).toBe(ada.id);
+
+    await deliverOk(subscriptionEvent("deleted", t + 5, { ...sub, status: "canceled" }));
+    expect((await deliver(toBob)).body).toMatchObject({ handled: true, duplicate: false });
+    expect((await storedSubscription(sub.customer))?.user_id).toBe(bob.id);
+    // An older checkout delivered late does not take it back.
+    await deliverOk(checkoutEvent(t + 1, { customer: sub.customer, userId: ada.id }));
+    expect((await storedSubscription(sub.customer))?.user_id).toBe(bob.id);
   });
 });

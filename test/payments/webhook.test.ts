@@ -7,6 +7,7 @@ import { api, createUser } from "../helpers/api";
 import {
   checkoutEvent,
   deliver,
+  deliverOk,
   event,
   iso,
   nowSeconds,
@@ -191,14 +192,18 @@ describe("POST /payments/webhook: each event once", () => {
   });
 
   it("a redelivery does not apply again what a later event changed (dedup, not only ordering)", async () => {
-    // Two checkouts in the same second: the later delivery links the user. Applying the first
-    // again would link it back; as a duplicate it changes nothing.
+    // Two checkouts in the same second, each subscription ended: the later delivery links the
+    // user. Applying the first again would link it back; as a duplicate it changes nothing.
     const user = await createUser();
     const [first, second] = [unique("cus"), unique("cus")];
     const at = nowSeconds();
+    const ended = (customer: string) =>
+      deliverOk(subscriptionEvent("deleted", at, { id: unique("sub"), customer, status: "canceled" }));
     const linkFirst = checkoutEvent(at, { customer: first, userId: user.id });
     await deliver(linkFirst);
+    await ended(first);
     await deliver(checkoutEvent(at, { customer: second, userId: user.id }));
+    await ended(second);
     expect((await storedSubscription(second))?.user_id).toBe(user.id);
 
     const replay = await deliver(linkFirst);
@@ -339,26 +344,38 @@ describe("POST /payments/webhook: event types", () => {
   });
 });
 
-describe("applied event ids are forgotten after their retention", () => {
-  it(`the every-minute Cron Trigger removes ids older than ${APPLIED_EVENT_RETENTION_DAYS} days and keeps newer ones`, async () => {
+describe("applied event ids and invoice outcomes are forgotten after their retention", () => {
+  it(`the every-minute Cron Trigger removes ids and outcomes older than ${APPLIED_EVENT_RETENTION_DAYS} days and keeps newer ones`, async () => {
     const day = 86_400_000;
     const old = `evt_old_${crypto.randomUUID()}`;
     const recent = `evt_recent_${crypto.randomUUID()}`;
-    await env.DB.batch([
-      env.DB.prepare("INSERT INTO payment_events (id, type, received_at) VALUES (?, 'invoice.paid', ?)").bind(
-        old,
-        new Date(Date.now() - (APPLIED_EVENT_RETENTION_DAYS + 1) * day).toISOString(),
-      ),
-      env.DB.prepare("INSERT INTO payment_events (id, type, received_at) VALUES (?, 'invoice.paid', ?)").bind(
-        recent,
-        new Date(Date.now() - (APPLIED_EVENT_RETENTION_DAYS - 1) * day).toISOString(),
-      ),
-    ]);
+    await env.DB.batch(
+      [
+        [old, APPLIED_EVENT_RETENTION_DAYS + 1],
+        [recent, APPLIED_EVENT_RETENTION_DAYS - 1],
+      ].flatMap(([id, daysAgo]) => {
+        const receivedAt = new Date(Date.now() - Number(daysAgo) * day).toISOString();
+        return [
+          env.DB.prepare("INSERT INTO payment_events (id, type, received_at) VALUES (?, 'invoice.paid', ?)").bind(
+            id,
+            receivedAt,
+          ),
+          env.DB.prepare(
+            `INSERT INTO invoice_outcomes (event_id, customer_id, subscription_id, outcome, created, received_at)
+             VALUES (?, 'cus_pruned', 'sub_pruned', 'paid', 1, ?)`,
+          ).bind(id, receivedAt),
+        ];
+      }),
+    );
     const controller = createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" });
     const execution = createExecutionContext();
     await worker.scheduled?.(controller, env, execution);
     await waitOnExecutionContext(execution);
     const kept = await env.DB.prepare("SELECT id FROM payment_events WHERE id IN (?, ?)").bind(old, recent).all();
     expect(kept.results.map((row) => row.id)).toEqual([recent]);
+    const outcomes = await env.DB.prepare("SELECT event_id FROM invoice_outcomes WHERE event_id IN (?, ?)")
+      .bind(old, recent)
+      .all();
+    expect(outcomes.results.map((row) => row.event_id)).toEqual([recent]);
   });
 });

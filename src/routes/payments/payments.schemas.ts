@@ -66,12 +66,13 @@ export const WebhookReceiptSchema = z
         "not_a_subscription_checkout",
         "no_customer_or_user",
         "unknown_user",
-        "user_on_another_live_subscription",
+        "user_on_another_subscription",
+        "customer_of_another_user",
       ])
       .optional()
       .openapi({
         description:
-          "Why nothing was applied, when `handled` is false: a type not acted on; a checkout not in `subscription` mode; one without customer or user; one naming no known user (by `users.id` or the identity provider's id); or one that would move a user off a live subscription to a customer that has none yet",
+          "Why nothing was applied, when `handled` is false: a type not acted on; a checkout not in `subscription` mode; one without customer or user; one naming no known user (by `users.id` or the identity provider's id); or a checkout held for the operator because it would take a subscription that has not ended from its user: the user it names is linked to another customer whose subscription has not ended (`user_on_another_subscription`), or its customer is linked to another user and its subscription has not ended (`customer_of_another_user`)",
         example: "unknown_user",
       }),
   })

@@ -49,8 +49,6 @@ const InvoiceObject = z.looseObject({
 const CheckoutSessionObject = z.looseObject({
   /** `subscription`, `payment` or `setup`: only the first makes a subscription. */
   mode: z.string().max(64).nullish(),
-  /** `paid`, `no_payment_required` or `unpaid` (an asynchronous payment still pending). */
-  payment_status: z.string().max(64).nullish(),
   customer: ref.nullish(),
   client_reference_id: text.nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
@@ -124,8 +122,6 @@ export function readInvoice(object: unknown): Read<{ customerId: string | null; 
 export interface CheckoutSession {
   /** Only a `subscription` session links its customer to a user. */
   mode: string | null;
-  /** Its subscription is paid for (or needs no payment, a trial): the customer has a live subscription. */
-  paid: boolean;
   customerId: string | null;
   /**
    * The user it was for, as the server that created the session named them: its
@@ -143,7 +139,6 @@ export function readCheckoutSession(object: unknown): Read<CheckoutSession> {
     ok: true,
     value: {
       mode: session.mode ?? null,
-      paid: session.payment_status === "paid" || session.payment_status === "no_payment_required",
       customerId: session.customer ?? null,
       userRef: session.client_reference_id || session.metadata?.user_id || null,
     },

@@ -8,7 +8,9 @@
  * same second, a state of the same subscription replaces the stored one unless it goes back in
  * its life (incomplete → live → ended). A record holding a live subscription is replaced by
  * another subscription of the customer only when that one is live too, so an old subscription's
- * late cancellation never hides the customer's new one.
+ * late cancellation never hides the customer's new one. Invoices are kept and replayed over the
+ * state after every write of either (`applyInvoiceOutcomes`), so the order events arrive in does
+ * not change the state they leave.
  */
 import { type SQL, sql } from "drizzle-orm";
 import { ENDED_STATUSES, FREE_PLAN, isLive, LIVE_STATUSES, type Subscription } from "../../schemas/subscriptions";
@@ -30,15 +32,17 @@ const eventIsNew = (eventId: string | null) =>
 
 /**
  * Stores a subscription's state under its customer (creating the record, not yet linked to a
- * user, when the customer is new), unless the stored state takes precedence (see above).
+ * user, when the customer is new), unless the stored state takes precedence (see above); then
+ * applies the subscription's invoices not older than the state (`applyInvoiceOutcomes`). Two
+ * statements, for one batch.
  */
 export function writeSubscriptionState(
   state: SubscriptionState,
   stateAt: number,
   now: Date,
   eventId: string | null,
-): SQL {
-  return sql`
+): SQL[] {
+  const upsert = sql`
     INSERT INTO subscriptions (customer_id, subscription_id, status, price_id, plan, current_period_end,
       cancel_at_period_end, state_at, updated_at)
     SELECT ${state.customerId}, ${state.subscriptionId}, ${state.status}, ${state.priceId}, ${state.plan},
@@ -56,6 +60,7 @@ export function writeSubscriptionState(
       AND (subscriptions.subscription_id IS NULL OR subscriptions.subscription_id = excluded.subscription_id
         OR excluded.status IN (${list(LIVE_STATUSES)})
         OR COALESCE(subscriptions.status, '') NOT IN (${list(LIVE_STATUSES)}))`;
+  return [upsert, applyInvoiceOutcomes(state, now, eventId)];
 }
 
 /** What a paid or failed invoice does to its subscription's status, from which statuses. */
@@ -64,23 +69,69 @@ const INVOICE_OUTCOMES = {
   payment_failed: { from: ["active", "trialing"], to: "past_due" },
 } as const;
 
+/** The subscription an invoice is for. */
+interface InvoiceOf {
+  customerId: string;
+  subscriptionId: string;
+}
+
 /**
- * A paid or failed invoice moves its subscription's status (a renewal that changes nothing
- * writes nothing, so it never outranks the subscription events around it). Only a stored,
- * not-ended subscription is moved, and only when the invoice is not older than its state.
+ * Keeps what an invoice event says (`invoice_outcomes`), then applies its subscription's invoices
+ * (`applyInvoiceOutcomes`): at once when the subscription is stored, else when it is written.
+ * Two statements, for one batch.
  */
 export function writeInvoiceOutcome(
-  invoice: { customerId: string; subscriptionId: string },
+  invoice: InvoiceOf,
   outcome: keyof typeof INVOICE_OUTCOMES,
-  stateAt: number,
+  created: number,
   now: Date,
   eventId: string,
-): SQL {
-  const { from, to } = INVOICE_OUTCOMES[outcome];
+): SQL[] {
+  const keep = sql`
+    INSERT INTO invoice_outcomes (event_id, customer_id, subscription_id, outcome, created, received_at)
+    SELECT ${eventId}, ${invoice.customerId}, ${invoice.subscriptionId}, ${outcome}, ${created}, ${now.toISOString()}
+    WHERE ${eventIsNew(eventId)}
+    ON CONFLICT (event_id) DO NOTHING`;
+  return [keep, applyInvoiceOutcomes(invoice, now, eventId)];
+}
+
+/**
+ * Moves a stored subscription's status as its kept invoices not older than its state say, in one
+ * statement, with the result of applying them one by one in order of `created` (within one
+ * second, a payment after a failure: a failed payment is retried, not the other way round),
+ * whatever order they and the subscription's events arrived in. Applied one by one, a paid
+ * invoice moves incomplete, past_due or unpaid to active, a failed one moves active or trialing
+ * to past_due, and nothing else moves (an ended subscription never comes back). So the result
+ * of a run of them depends only on the last one and on whether one of the other kind came before
+ * it: the status becomes the last one's `to` when the stored status is one the last one moves,
+ * or when one of the other kind moved it first (any status either kind moves); `state_at`
+ * becomes the `created` of the invoice that made that last change (the first of the last run of
+ * its kind). Otherwise nothing is written: a renewal that changes nothing never outranks the
+ * subscription events around it.
+ */
+export function applyInvoiceOutcomes(subscription: InvoiceOf, now: Date, eventId: string | null): SQL {
+  const { customerId, subscriptionId } = subscription;
+  const { paid, payment_failed: failed } = INVOICE_OUTCOMES;
   return sql`
-    UPDATE subscriptions SET status = ${to}, state_at = ${stateAt}, updated_at = ${now.toISOString()}
-    WHERE customer_id = ${invoice.customerId} AND subscription_id = ${invoice.subscriptionId}
-      AND status IN (${list(from)}) AND state_at <= ${stateAt} AND ${eventIsNew(eventId)}`;
+    WITH outcomes AS (
+        SELECT outcome, created, created * 2 + (outcome = 'paid') AS ord FROM invoice_outcomes
+        WHERE customer_id = ${customerId} AND subscription_id = ${subscriptionId}
+          AND created >= (SELECT state_at FROM subscriptions
+            WHERE customer_id = ${customerId} AND subscription_id = ${subscriptionId})),
+      latest AS (SELECT outcome, ord FROM outcomes ORDER BY ord DESC LIMIT 1),
+      other AS (SELECT MAX(outcomes.ord) AS ord FROM outcomes, latest WHERE outcomes.outcome <> latest.outcome),
+      replay AS (
+        SELECT latest.outcome, other.ord IS NOT NULL AS after_other,
+          (SELECT MIN(created) FROM outcomes
+            WHERE outcome = latest.outcome AND ord > COALESCE(other.ord, -1)) AS changed_at
+        FROM latest, other)
+    UPDATE subscriptions SET
+      status = CASE (SELECT outcome FROM replay) WHEN 'paid' THEN ${paid.to} ELSE ${failed.to} END,
+      state_at = (SELECT changed_at FROM replay), updated_at = ${now.toISOString()}
+    WHERE customer_id = ${customerId} AND subscription_id = ${subscriptionId} AND ${eventIsNew(eventId)}
+      AND (((SELECT outcome FROM replay) = 'paid' AND status IN (${list(paid.from)}))
+        OR ((SELECT outcome FROM replay) = 'payment_failed' AND status IN (${list(failed.from)}))
+        OR ((SELECT after_other FROM replay) AND status IN (${list([...paid.from, ...failed.from])})))`;
 }
 
 /**
@@ -96,15 +147,16 @@ export interface CheckoutLink {
   customerId: string;
   /** `users.id` or `users.external_id`. */
   userRef: string;
-  /** The session says its subscription is paid (or needs no payment): the customer has a live one. */
-  paid: boolean;
 }
+
+/** Why a checkout is held for the operator instead of applied (see `linkCustomer`). */
+export type HeldBecause = "user_on_another_subscription" | "customer_of_another_user";
 
 /** The statements of a checkout, for one batch (see `linkCustomer`). */
 export interface LinkStatements {
-  /** First in the batch: who the checkout names and whether its event was applied before, for the receipt. */
+  /** First in the batch, for the receipt: whether its event was applied before, why it is not applied. */
   probe: SQL;
-  /** The link itself. */
+  /** The link itself, then the record of a hold (or of its release). */
   statements: SQL[];
   /** After them: the event is applied (its id may be recorded) only when this holds. */
   applied: SQL;
@@ -112,53 +164,79 @@ export interface LinkStatements {
 
 /** What the probe of `linkCustomer` reads, before the batch writes anything. */
 export interface LinkProbe {
+  /** The session's customer. */
+  customer_id: string;
   /** The user the checkout names, or null when there is no such user. */
   user_id: string | null;
   /** 1 when the event had been applied before. */
   recorded: number;
+  /** Why it is not applied (unless recorded before): no such user, or held. */
+  ignored: "unknown_user" | HeldBecause | null;
 }
+
+/**
+ * A record whose subscription has not ended: any status but canceled or incomplete_expired (an
+ * incomplete one may still be paid, an unpaid or paused one resumed), or none seen yet (a
+ * subscription checkout always makes one, and its events may come later).
+ */
+const notEnded = sql`(status IS NULL OR status NOT IN (${list(ENDED_STATUSES)}))`;
 
 /**
  * Links a customer to a user, as of a subscription checkout at `linkedAt` (Unix seconds).
  *
- * The user's link to any other customer made no later is dropped (`user_id` is unique: one
- * record per user), then the customer's record (created when new) takes the user unless it
- * was linked later still. A user whose other customer holds a live subscription is moved only
- * when the new customer has one too (the session says it is paid, or a live state of it is
- * stored): a checkout that ends nowhere never takes a paying user away from their plan. Such a
- * held checkout, and one naming no known user, is not applied: `applied` is false after the
- * statements, so the event id is not recorded and Stripe's "resend" can apply it later.
+ * A subscription that has not ended never loses its user: a checkout naming a user linked to
+ * another customer whose subscription has not ended, or a customer linked to another user whose
+ * subscription has not ended, is **held** (paid or not, whichever came first): it links nothing,
+ * is written to `held_checkouts` for the operator (one row per event, kept on a resend) and is not
+ * applied, so its event id is not recorded and Stripe's "resend", once the conflict is gone,
+ * applies it (and marks the hold released). Re-linking would leave that subscription billing with
+ * no user able to see or cancel it, and anyone can name a user in a Payment Link.
+ *
+ * Otherwise the user's link to any other customer made no later is dropped (`user_id` is unique:
+ * one record per user; that customer's subscription has ended), then the customer's record
+ * (created when new) takes the user unless it was linked later still. A checkout naming no known
+ * user is not applied either (nothing held: a resend once the user exists applies it).
  */
 export function linkCustomer(link: CheckoutLink, linkedAt: number, now: Date, eventId: string): LinkStatements {
   const user = userNamed(link.userRef);
-  const newCustomerLive = link.paid
-    ? sql`1`
-    : sql`EXISTS (SELECT 1 FROM subscriptions WHERE customer_id = ${link.customerId}
-        AND status IN (${list(LIVE_STATUSES)}))`;
-  /** The user is on a live subscription of another customer, linked no later, and would be moved off it for nothing. */
-  const held = sql`(EXISTS (SELECT 1 FROM subscriptions
-      WHERE user_id = ${user} AND customer_id <> ${link.customerId} AND COALESCE(linked_at, 0) <= ${linkedAt}
-        AND status IN (${list(LIVE_STATUSES)}))
-    AND NOT ${newCustomerLive})`;
+  const userCustomer = sql`(SELECT customer_id FROM subscriptions
+    WHERE user_id = ${user} AND customer_id <> ${link.customerId} AND ${notEnded})`;
+  const customerUser = sql`(SELECT user_id FROM subscriptions
+    WHERE customer_id = ${link.customerId} AND user_id <> ${user} AND ${notEnded})`;
+  const heldBecause = sql`(CASE WHEN ${userCustomer} IS NOT NULL THEN 'user_on_another_subscription'
+    WHEN ${customerUser} IS NOT NULL THEN 'customer_of_another_user' END)`;
   const applies = sql`${eventIsNew(eventId)} AND ${user} IS NOT NULL`;
+  const linking = sql`${applies} AND ${heldBecause} IS NULL`;
   return {
-    probe: sql`SELECT ${user} AS user_id, EXISTS (SELECT 1 FROM payment_events WHERE id = ${eventId}) AS recorded`,
+    probe: sql`SELECT ${link.customerId} AS customer_id, ${user} AS user_id,
+      EXISTS (SELECT 1 FROM payment_events WHERE id = ${eventId}) AS recorded,
+      CASE WHEN ${user} IS NULL THEN 'unknown_user' ELSE ${heldBecause} END AS ignored`,
     statements: [
       sql`
         UPDATE subscriptions SET user_id = NULL, updated_at = ${now.toISOString()}
         WHERE user_id = ${user} AND customer_id <> ${link.customerId}
-          AND COALESCE(linked_at, 0) <= ${linkedAt} AND ${applies} AND NOT ${held}`,
+          AND COALESCE(linked_at, 0) <= ${linkedAt} AND ${linking}`,
       sql`
         INSERT INTO subscriptions (customer_id, user_id, linked_at, updated_at)
         SELECT ${link.customerId}, ${user}, ${linkedAt}, ${now.toISOString()}
-        WHERE ${applies}
+        WHERE ${linking}
           AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE user_id = ${user} AND customer_id <> ${link.customerId})
         ON CONFLICT (customer_id) DO UPDATE SET
           user_id = excluded.user_id, linked_at = excluded.linked_at, updated_at = excluded.updated_at
         WHERE COALESCE(subscriptions.linked_at, 0) <= excluded.linked_at`,
+      sql`
+        INSERT INTO held_checkouts (event_id, customer_id, user_id, reason, user_customer_id, customer_user_id,
+          checkout_at, held_at)
+        SELECT ${eventId}, ${link.customerId}, ${user}, ${heldBecause}, ${userCustomer}, ${customerUser},
+          ${linkedAt}, ${now.toISOString()}
+        WHERE ${applies} AND ${heldBecause} IS NOT NULL
+        ON CONFLICT (event_id) DO NOTHING`,
+      sql`
+        UPDATE held_checkouts SET released_at = ${now.toISOString()}
+        WHERE event_id = ${eventId} AND released_at IS NULL AND ${linking}`,
     ],
-    // After the statements: a user moved is no longer held, one held still is.
-    applied: sql`${user} IS NOT NULL AND NOT ${held}`,
+    // Nothing above changes what holds a checkout: a held one is still held after them.
+    applied: sql`${user} IS NOT NULL AND ${heldBecause} IS NULL`,
   };
 }
 

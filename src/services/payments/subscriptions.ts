@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
+import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { OutboundError } from "../../lib/outbound";
@@ -76,13 +77,13 @@ async function canceledAfterAll(ctx: UserContext, subscriptionId: string, failur
 
 /**
  * Cancels the caller's subscription through Stripe: at the end of the paid period (default), or
- * at once. Stripe's answer is the new state, stored under the usual precedence with the instant
- * Stripe answered, so a newer webhook state is never overwritten by it, nor it by an older one.
- * A success whose answer cannot be read is logged and answered from what is known (the stored
- * record, cancelled as asked), stored the same way.
+ * at once. Nothing to cancel is a 400 before the configuration is checked (503). Stripe's answer
+ * is the new state, stored under the usual precedence with the instant Stripe answered, so a
+ * newer webhook state is never overwritten by it, nor it by an older one. A success whose answer
+ * cannot be read is logged and answered from what is known (the stored record, cancelled as
+ * asked), stored the same way.
  */
 export async function cancelSubscription(ctx: UserContext, atPeriodEnd: boolean): Promise<Subscription> {
-  requireStripeKey(ctx);
   const record = await ctx.db.get<SubscriptionRecord | undefined>(
     sql`SELECT customer_id, subscription_id, status, price_id, plan, current_period_end, cancel_at_period_end
       FROM subscriptions WHERE user_id = ${ctx.actor.userId}`,
@@ -93,10 +94,12 @@ export async function cancelSubscription(ctx: UserContext, atPeriodEnd: boolean)
       cancellable_statuses: CANCELLABLE_STATUSES,
     });
   }
+  // Asked only once there is something to cancel: nothing to cancel is the 400, configured or not.
+  requireStripeKey(ctx);
   const subscriptionId = record.subscription_id;
   const known = stateAfterCancelling(record, atPeriodEnd);
   const store = async (state: SubscriptionState, stateAt: number) => {
-    await ctx.db.run(writeSubscriptionState(state, stateAt, ctx.now(), null));
+    await batchAll(ctx.db, writeSubscriptionState(state, stateAt, ctx.now(), null));
     return presentState(state);
   };
 

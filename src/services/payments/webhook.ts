@@ -4,7 +4,13 @@ import type { RequestContext } from "../../lib/context";
 import { badRequest, validationDetails } from "../../lib/errors";
 import { verifiedEvent } from "./stripe";
 import { EventEnvelope, type Read, readCheckoutSession, readInvoice, readSubscription } from "./stripe-objects";
-import { type LinkProbe, linkCustomer, writeInvoiceOutcome, writeSubscriptionState } from "./subscription-state";
+import {
+  type HeldBecause,
+  type LinkProbe,
+  linkCustomer,
+  writeInvoiceOutcome,
+  writeSubscriptionState,
+} from "./subscription-state";
 
 /** The event types the service acts on; any other is acknowledged and ignored. */
 export const HANDLED_EVENT_TYPES = [
@@ -26,8 +32,11 @@ export type IgnoredBecause =
   | "no_customer_or_user"
   /** The session names a user the service does not have (yet). */
   | "unknown_user"
-  /** The user is on a live subscription of another customer, and this customer has none (yet). */
-  | "user_on_another_live_subscription";
+  /** Held for the operator: it would take a subscription that has not ended from its user (see `linkCustomer`). */
+  | HeldBecause;
+
+const isHeld = (ignored: IgnoredBecause): ignored is HeldBecause =>
+  ignored === "user_on_another_subscription" || ignored === "customer_of_another_user";
 
 export interface WebhookReceipt {
   received: true;
@@ -53,12 +62,10 @@ function read<T>(result: Read<T>, type: string): T {
 
 /**
  * What an event does, as one batch: an optional probe first (read in the same transaction,
- * for the receipt only), the conditional statements, then the record of the event id, made
- * only when `applied` holds after the statements (always, unless said).
+ * for the receipt only: why an event not applied was not), the conditional statements, then the
+ * record of the event id, made only when `applied` holds after the statements (always, unless said).
  */
-type Plan =
-  | { ignored: IgnoredBecause }
-  | { statements: SQL[]; probe?: SQL; applied?: SQL; ignoredWhenNotApplied?: (probe: LinkProbe) => IgnoredBecause };
+type Plan = { ignored: IgnoredBecause } | { statements: SQL[]; probe?: SQL; applied?: SQL };
 
 /** The conditional statements an event makes. */
 function planFor(event: EventEnvelope, type: HandledEventType, now: Date): Plan {
@@ -68,44 +75,46 @@ function planFor(event: EventEnvelope, type: HandledEventType, now: Date): Plan 
       const session = read(readCheckoutSession(object), type);
       if (session.mode !== "subscription") return { ignored: "not_a_subscription_checkout" };
       if (!session.customerId || !session.userRef) return { ignored: "no_customer_or_user" };
-      const link = { customerId: session.customerId, userRef: session.userRef, paid: session.paid };
-      const { probe, statements, applied } = linkCustomer(link, event.created, now, event.id);
-      return {
-        probe,
-        statements,
-        applied,
-        ignoredWhenNotApplied: (found) =>
-          found.user_id === null ? "unknown_user" : "user_on_another_live_subscription",
-      };
+      const link = { customerId: session.customerId, userRef: session.userRef };
+      return linkCustomer(link, event.created, now, event.id);
     }
     case "customer.subscription.created":
     case "customer.subscription.updated":
     case "customer.subscription.deleted": {
       const state = read(readSubscription(object, type === "customer.subscription.deleted"), type);
-      return { statements: [writeSubscriptionState(state, event.created, now, event.id)] };
+      return { statements: writeSubscriptionState(state, event.created, now, event.id) };
     }
     case "invoice.paid":
     case "invoice.payment_failed": {
       const { customerId, subscriptionId } = read(readInvoice(object), type);
       if (!customerId || !subscriptionId) return { statements: [] };
       const outcome = type === "invoice.paid" ? "paid" : "payment_failed";
-      return {
-        statements: [writeInvoiceOutcome({ customerId, subscriptionId }, outcome, event.created, now, event.id)],
-      };
+      return { statements: writeInvoiceOutcome({ customerId, subscriptionId }, outcome, event.created, now, event.id) };
     }
   }
 }
 
-/** One line for the operator: an event acknowledged (200) but not applied, which a resend may apply later. */
-function warnIgnored(ctx: RequestContext, event: EventEnvelope, ignored: IgnoredBecause) {
+/**
+ * One line for the operator: an event acknowledged (200) but not applied, which a resend may apply
+ * later; a held checkout also names its customer and user (its row in `held_checkouts` has the rest).
+ */
+function warnIgnored(
+  ctx: RequestContext,
+  event: EventEnvelope,
+  ignored: IgnoredBecause,
+  held?: { customer_id: string; user_id: string | null },
+) {
   console.warn(
     JSON.stringify({
       level: "warn",
       request_id: ctx.requestId,
-      message: "Stripe event acknowledged but not applied (not recorded: a resend can apply it)",
+      message: held
+        ? "Stripe checkout held for the operator (held_checkouts): it would take a subscription that has not ended from its user; not recorded: a resend once that is settled applies it"
+        : "Stripe event acknowledged but not applied (not recorded: a resend can apply it)",
       event_id: event.id,
       event_type: event.type,
       ignored,
+      ...held,
     }),
   );
 }
@@ -144,24 +153,31 @@ export async function receiveWebhook(
   ]);
   if ((results.at(-1) ?? []).length > 0) return { ...receipt, handled: true, duplicate: false };
   const probe = plan.probe ? (results[0]?.[0] as LinkProbe | undefined) : undefined;
-  if (!probe || probe.recorded || !plan.ignoredWhenNotApplied) return { ...receipt, handled: true, duplicate: true };
-  const ignored = plan.ignoredWhenNotApplied(probe);
-  warnIgnored(ctx, event, ignored);
+  if (!probe?.ignored || probe.recorded) return { ...receipt, handled: true, duplicate: true };
+  const { ignored, customer_id, user_id } = probe;
+  warnIgnored(ctx, event, ignored, isHeld(ignored) ? { customer_id, user_id } : undefined);
   return { ...receipt, handled: false, duplicate: false, ignored };
 }
 
 /**
- * How long an applied event's id is kept: past Stripe's automatic retries (three days) and
- * the 30 days within which an event can be resent from its dashboard.
+ * How long an applied event's id (and an invoice's outcome) is kept: past Stripe's automatic
+ * retries (three days) and the 30 days within which an event can be resent from its dashboard.
  */
 export const APPLIED_EVENT_RETENTION_DAYS = 35;
 
-/** Forgets applied event ids past their retention, a bounded number per run (the Cron Trigger). */
+/**
+ * Forgets applied event ids and invoice outcomes past their retention, a bounded number of each
+ * per run (the Cron Trigger); answers how many rows went.
+ */
 export async function pruneAppliedEvents(ctx: RequestContext, limit = 1000): Promise<number> {
   const cutoff = new Date(ctx.now().getTime() - APPLIED_EVENT_RETENTION_DAYS * 86_400_000).toISOString();
-  const removed = await ctx.db.all<{ id: string }>(sql`
-    DELETE FROM payment_events WHERE id IN (
+  const removed = await batchAll<[{ id: string }, { event_id: string }]>(ctx.db, [
+    sql`DELETE FROM payment_events WHERE id IN (
       SELECT id FROM payment_events WHERE received_at < ${cutoff} LIMIT ${limit}
-    ) RETURNING id`);
-  return removed.length;
+    ) RETURNING id`,
+    sql`DELETE FROM invoice_outcomes WHERE event_id IN (
+      SELECT event_id FROM invoice_outcomes WHERE received_at < ${cutoff} LIMIT ${limit}
+    ) RETURNING event_id`,
+  ]);
+  return removed[0].length + removed[1].length;
 }
