@@ -151,6 +151,8 @@ export function createApp() {
     const error = thrown.cause instanceof ApiError ? thrown.cause : thrown;
     if (error instanceof ApiError) {
       if (error.status === 401) c.header("WWW-Authenticate", 'Bearer realm="workspace-api"');
+      const retryAfter = error.code === "rate_limited" ? error.details?.retry_after_seconds : undefined;
+      if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
       return c.json(error.body, error.status);
     }
     if (error instanceof HTTPException && error.status < 500) {
