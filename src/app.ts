@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import { serverTimingValue } from "./db/round-trips";
 import { checkBookmarkHeader, D1_BOOKMARK_HEADER, sessionConstraint, sessionDatabase } from "./db/sessions";
 import { type AppEnv, createContext } from "./lib/context";
+import { connectsFromLoopback } from "./lib/environment";
 import { ApiError, ERROR_CODES, type ErrorBody, type ErrorCode } from "./lib/errors";
 import { findAllowedMethods } from "./lib/method-not-allowed";
 import { OutboundError } from "./lib/outbound";
@@ -42,12 +43,6 @@ function missingTableOf(error: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * Hosts of a request served by `wrangler dev` on this machine. On Cloudflare a request's URL
- * carries the hostname it was routed by, so a deployed Worker never sees these.
- */
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
-
 /** A caller's X-Request-Id is echoed when it looks like an id; anything else is replaced. */
 const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
@@ -84,7 +79,8 @@ export function createApp() {
         }
       },
       signal: c.req.raw.signal,
-      local: LOOPBACK_HOSTS.has(new URL(c.req.url).hostname),
+      // From the connection as the platform reports it, never from the Host header (lib/environment.ts).
+      local: connectsFromLoopback(c.req.raw.headers),
     });
     c.set("ctx", ctx);
     await next();
@@ -155,6 +151,8 @@ export function createApp() {
     const error = thrown.cause instanceof ApiError ? thrown.cause : thrown;
     if (error instanceof ApiError) {
       if (error.status === 401) c.header("WWW-Authenticate", 'Bearer realm="workspace-api"');
+      const retryAfter = error.code === "rate_limited" ? error.details?.retry_after_seconds : undefined;
+      if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
       return c.json(error.body, error.status);
     }
     if (error instanceof HTTPException && error.status < 500) {

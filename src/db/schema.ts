@@ -506,3 +506,23 @@ export const userSettings = sqliteTable("user_settings", {
   tasksDatabaseId: text("tasks_database_id"),
   updatedAt: text("updated_at").notNull().default(nowIso),
 });
+
+/**
+ * AI streams running on the server's provider key, one row each: the per-user concurrency cap
+ * counts the live ones. A row is written by one conditional INSERT (only while the user's live
+ * leases are under the cap), deleted when its stream ends, and expires after the stream's
+ * longest life, so a Worker that dies mid-stream frees its slot by itself.
+ */
+export const aiStreamLeases = sqliteTable(
+  "ai_stream_leases",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull(),
+    /** Epoch ms after which the lease no longer counts (and is swept). */
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (table) => [
+    index("ai_stream_leases_user_idx").on(table.userId, table.expiresAt),
+    index("ai_stream_leases_expiry_idx").on(table.expiresAt),
+  ],
+);

@@ -48,7 +48,10 @@ export interface RequestContext {
    * first; the outbound helper does so itself.
    */
   confirmCaller(): Promise<void>;
-  /** The request reached this Worker on a loopback address (`wrangler dev` on this machine). */
+  /**
+   * The request's connection comes from this machine (`wrangler dev`), as the platform reports it
+   * (`connectsFromLoopback` in lib/environment.ts); never decided from the Host header.
+   */
   local: boolean;
 }
 
@@ -104,7 +107,7 @@ export function createContext(input: ContextInput): RequestContext {
  * to abort it. It counts as local work under the development configuration:
  * background work only acts on records requests made, and what only local work
  * may make (a push subscription to the development VAPID key, an http loopback
- * endpoint) was refused to every request that did not come over loopback.
+ * endpoint) was refused to every request whose connection did not come from this machine.
  */
 export function backgroundContext(
   env: Env,

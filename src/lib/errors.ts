@@ -74,6 +74,9 @@ export const notFound = (message = "Not found", details?: Record<string, unknown
   new ApiError("not_found", message, details);
 export const conflict = (message: string, details?: Record<string, unknown>) =>
   new ApiError("conflict", message, details);
+/** A 429: `details.retry_after_seconds` is also sent as `Retry-After` (app.ts `onError`). */
+export const tooManyRequests = (retryAfterSeconds: number, message: string, details?: Record<string, unknown>) =>
+  new ApiError("rate_limited", message, { ...details, retry_after_seconds: retryAfterSeconds });
 export const payloadTooLarge = (maxBytes: number) =>
   new ApiError("payload_too_large", "Request body too large", { max_bytes: maxBytes });
 

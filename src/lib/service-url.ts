@@ -1,3 +1,4 @@
+import { isLoopbackHost } from "./address-policy";
 import type { RequestContext } from "./context";
 import { allowsLocalShortcuts } from "./environment";
 import { ApiError, type ErrorCode } from "./errors";
@@ -6,9 +7,6 @@ import { ApiError, type ErrorCode } from "./errors";
 // tool's webhook, an OpenAI-compatible model server). What goes there (audio, notes, prompts, an
 // API key, a signature) travels only over TLS: plain http is accepted only to this machine during
 // local work (`npm run dev` talking to a local whisper server, Ollama, or a webhook receiver).
-
-/** Hosts that are this machine: http to them never leaves it. */
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 /** A configuration setting that holds the address of a third party. */
 export type ServiceUrlSetting = "TRANSCRIPTION_BASE_URL" | "NOTES_WEBHOOK_URL" | "OPENAI_COMPATIBLE_BASE_URL";
@@ -33,7 +31,7 @@ export function serviceUrl(
   } catch {
     throw refuse(`${setting} is not a URL`);
   }
-  const local = allowsLocalShortcuts(ctx) && url.protocol === "http:" && LOOPBACK_HOST.test(url.hostname);
+  const local = allowsLocalShortcuts(ctx) && url.protocol === "http:" && isLoopbackHost(url.hostname);
   if (url.protocol !== "https:" && !local) {
     throw refuse(`${setting} must be an https URL (http only to this machine during local development)`);
   }

@@ -4,7 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
-import { ApiError, ErrorSchema, payloadTooLarge } from "../lib/errors";
+import { ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
 import { validationHook } from "./validation";
 
 /** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
@@ -13,6 +13,14 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export const errorResponse = (description: string) => ({
   description,
   content: { "application/json": { schema: ErrorSchema } },
+});
+
+/** A 429 with its `Retry-After`, for a route that refuses beyond a limit of its own (`rateLimit` declares it itself). */
+export const rateLimitedResponse = (description: string) => ({
+  ...errorResponse(description),
+  headers: {
+    "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait before trying again" },
+  },
 });
 
 /** Error responses a route can declare besides the ones its access kind and shape already give it. */
@@ -101,16 +109,10 @@ function standardErrors(spec: RouteSpec) {
           415: errorResponse("The body's Content-Type is not one this operation reads (`code` unsupported_media_type)"),
         }
       : {}),
-    ...(spec.rateLimit
-      ? { 429: { ...errorResponse("Too many requests (`code` rate_limited)"), headers: RETRY_AFTER_HEADER } }
-      : {}),
+    ...(spec.rateLimit ? { 429: rateLimitedResponse("Too many requests (`code` rate_limited)") } : {}),
     500: errorResponse("Unexpected failure (`code` internal); the response's X-Request-Id identifies it"),
   };
 }
-
-const RETRY_AFTER_HEADER = {
-  "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait before trying again" },
-};
 
 /**
  * A client address as counted: IPv4 as is, IPv6 by its /64 (one client commonly holds a
@@ -141,12 +143,7 @@ function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<App
           ? `${route}|user:${c.var.ctx.actor?.userId ?? "anonymous"}`
           : `${route}|client:${clientKey(c.req.header("CF-Connecting-IP"))}`;
       const { success } = await limiter.limit({ key });
-      if (!success) {
-        c.header("Retry-After", String(limit.retryAfterSeconds));
-        throw new ApiError("rate_limited", "Too many requests: retry later", {
-          retry_after_seconds: limit.retryAfterSeconds,
-        });
-      }
+      if (!success) throw tooManyRequests(limit.retryAfterSeconds, "Too many requests: retry later");
     }
     await next();
   };

@@ -14,7 +14,7 @@ const PROVIDERS: Record<string, IdentityProvider> = {
 /**
  * The provider `AUTH_PROVIDER` names; unset, `development` for local work and
  * `clerk` anywhere else. The development provider lets anyone sign in as anyone,
- * so it answers only the test suite and `wrangler dev` on a loopback address
+ * so it answers only the test suite and `wrangler dev` on a connection from this machine
  * (lib/environment.ts): never a deployment, whatever its configuration says.
  */
 export function identityProviderFor(ctx: Pick<RequestContext, "env" | "local">): IdentityProvider {

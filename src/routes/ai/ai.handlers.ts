@@ -5,6 +5,7 @@ import { validationHook } from "../../openapi/validation";
 import type { AiStreamRequest } from "../../schemas/ai";
 import { resolveTarget } from "../../services/ai/config";
 import { completeLegacyPrompt } from "../../services/ai/legacy";
+import { admitStream, withinTokenCeiling } from "../../services/ai/limits";
 import { streamCompletion } from "../../services/ai/stream";
 import { AI_PROVIDERS, type AiProvider, type CompletionRequest } from "../../services/ai/types";
 import type * as routes from "./ai.routes";
@@ -34,11 +35,19 @@ export const stream: Handler<"stream"> = async (c) => {
   const { provider } = c.req.valid("param");
   const body = c.req.valid("json");
   // Refusals are HTTP errors, decided before the stream: a credential revoked a moment ago (401),
-  // the compatible server not configured (503), no key at all (400).
+  // the compatible server not configured (503), no key at all (400), and, when the server pays,
+  // max_tokens above its ceiling (400), past the user's rate or streams at once (429).
   await ctx.confirmCaller();
   const target = resolveTarget(ctx, provider, body.apiKey);
-  const call = completionRequest(provider, body);
-  return streamSSE(c, (writer) => streamCompletion(ctx, call, target, writer));
+  const call = withinTokenCeiling(ctx, completionRequest(provider, body), target);
+  const lease = await admitStream(ctx, target);
+  return streamSSE(c, async (writer) => {
+    try {
+      await streamCompletion(ctx, call, target, writer);
+    } finally {
+      await lease?.release();
+    }
+  });
 };
 
 // The five legacy paths: the same call with the caller's own key, answered whole.

@@ -1,7 +1,13 @@
-import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
+import { defineRoute, ERROR_RESPONSES, errorResponse, rateLimitedResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent } from "../../openapi/responses";
 import { AiEventStream, AiPromptRequest, AiPromptResponse, AiStreamParams, AiStreamRequest } from "../../schemas/ai";
 import { IDLE_TIMEOUT_MS, TOTAL_TIMEOUT_MS } from "../../services/ai/completion";
+import {
+  CONCURRENCY_RETRY_AFTER_SECONDS,
+  DEFAULT_MAX_CONCURRENT_STREAMS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  STREAM_RATE_PERIOD_SECONDS,
+} from "../../services/ai/limits";
 import { HEARTBEAT_MS } from "../../services/ai/stream";
 import type { NamedProvider } from "../../services/ai/types";
 
@@ -14,7 +20,9 @@ const STREAM_DESCRIPTION = [
   "",
   "**Credentials**: the caller's `apiKey` when given, else the server's configured key for that provider (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, MISTRAL_API_KEY, GROQ_API_KEY; OPENAI_COMPATIBLE_API_KEY, optional, for `openai-compatible`). With neither: a 400 before any stream. `openai-compatible` calls the server at OPENAI_COMPATIBLE_BASE_URL (a local Ollama, vLLM or llama.cpp server); when that is not set, a 503 `unavailable`. The key is never logged, stored or echoed.",
   "",
-  "**Errors: one rule.** Everything this service can check itself is an HTTP error before the stream: 400 (body, no key), 401, 403 (read-only key), 404 (unknown provider), 413, 415, 503 (`openai-compatible` not configured). Everything the provider does is inside a 200 stream: once the request is accepted the answer is `200 text/event-stream`, and a provider failure, whether before its first byte or in the middle of the answer, is an `error` event. A stream ends with exactly one `done` or one `error`.",
+  `**Limits when the server pays** (its own key, or the \`openai-compatible\` server without your \`apiKey\`; a call on your own \`apiKey\` is exempt): \`max_tokens\` is at most the server's ceiling (AI_MAX_OUTPUT_TOKENS, ${DEFAULT_MAX_OUTPUT_TOKENS} by default) and is that ceiling when absent; a larger one is a 400 with \`details: {field: "max_tokens", maximum}\`. Each user may start 20 such streams a minute (the AI_STREAM_LIMITER binding) and run AI_MAX_CONCURRENT_STREAMS (${DEFAULT_MAX_CONCURRENT_STREAMS} by default) at once; beyond either, a 429 \`rate_limited\` with \`Retry-After\` (${STREAM_RATE_PERIOD_SECONDS} s past the rate, ${CONCURRENCY_RETRY_AFTER_SECONDS} s past the streams at once) and \`details.limit\` \`rate\` or \`concurrency\`, before any call to the provider.`,
+  "",
+  "**Errors: one rule.** Everything this service can check itself is an HTTP error before the stream: 400 (body, no key, `max_tokens` above the ceiling), 401, 403 (read-only key), 404 (unknown provider), 413, 415, 429 (the limits above), 503 (`openai-compatible` not configured). Everything the provider does is inside a 200 stream: once the request is accepted the answer is `200 text/event-stream`, and a provider failure, whether before its first byte or in the middle of the answer, is an `error` event. A stream ends with exactly one `done` or one `error`.",
   "",
   "**Events** (each `data` is JSON):",
   "- `start` `{provider, model, request_id}`: the provider accepted the request (answered 2xx). A failure before that gives an `error` without a `start`.",
@@ -43,6 +51,9 @@ export const stream = defineRoute({
       content: { "text/event-stream": { schema: AiEventStream } },
     },
     404: ERROR_RESPONSES[404],
+    429: rateLimitedResponse(
+      "The server pays for this call and the caller is past their rate or their streams at once (`code` rate_limited; `details.limit` is `rate` or `concurrency`)",
+    ),
     503: errorResponse(
       "`openai-compatible` is not configured on this server (`code` unavailable; `details.setting` names OPENAI_COMPATIBLE_BASE_URL)",
     ),

@@ -1,3 +1,4 @@
+import { hostKind } from "../../lib/address-policy";
 import { badRequest } from "../../lib/errors";
 import { SIGNED_URL_PATH } from "./signing";
 import { hasControlCharacter, LONE_SURROGATE } from "./text";
@@ -136,50 +137,8 @@ function foreignReason(raw: string): ForeignReason {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return "scheme";
   if (url.username !== "" || url.password !== "") return "credentials";
-  // The parser has already read decimal, hex and octal IPv4 forms as dotted quads.
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  if (host === "localhost" || host.endsWith(".localhost")) return "private_address";
-  const v4 = ipv4Octets(host) ?? mappedIpv4(host);
-  if (v4) return isPrivateIpv4(v4) ? "private_address" : "ip_address";
-  if (host.startsWith("[")) return isPrivateIpv6(host.slice(1, -1)) ? "private_address" : "ip_address";
-  return "external_host";
-}
-
-function ipv4Octets(host: string): number[] | undefined {
-  const parts = host.split(".");
-  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part))) return undefined;
-  const octets = parts.map(Number);
-  return octets.every((octet) => octet <= 255) ? octets : undefined;
-}
-
-/** The IPv4 address inside an IPv4-mapped IPv6 literal (`[::ffff:7f00:1]`, as the parser writes it). */
-function mappedIpv4(host: string): number[] | undefined {
-  const match = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(host);
-  if (!match) return undefined;
-  const [high, low] = [Number.parseInt(match[1] ?? "0", 16), Number.parseInt(match[2] ?? "0", 16)];
-  return [high >> 8, high & 255, low >> 8, low & 255];
-}
-
-function isPrivateIpv4([a = 0, b = 0]: number[]): boolean {
-  return (
-    a === 0 || // "this network"
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b >= 64 && b < 128) || // carrier-grade NAT
-    (a === 169 && b === 254) || // link-local (cloud metadata services)
-    (a === 172 && b >= 16 && b < 32) ||
-    (a === 192 && b === 168) ||
-    (a === 198 && (b === 18 || b === 19)) ||
-    a >= 224 // multicast, reserved, broadcast
-  );
-}
-
-function isPrivateIpv6(address: string): boolean {
-  return (
-    address === "::" ||
-    address === "::1" ||
-    /^fe[89ab]/.test(address) || // link-local
-    /^f[cd]/.test(address) || // unique local
-    address.startsWith("::ffff:") // mapped IPv4 in another spelling
-  );
+  // The parser has already read decimal, hex and octal IPv4 forms as dotted quads (lib/address-policy.ts).
+  const kind = hostKind(url.hostname);
+  if (kind === "loopback" || kind === "private") return "private_address";
+  return kind === "public_ip" ? "ip_address" : "external_host";
 }

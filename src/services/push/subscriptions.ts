@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import { OUTBOUND_URL_PROBLEMS } from "../../lib/address-policy";
 import type { UserContext } from "../../lib/context";
-import { allowsLocalShortcuts } from "../../lib/environment";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { PushSubscription } from "../../schemas/push-subscriptions";
 import { checkSubscriptionKeys } from "./encoding";
-import { isSendableEndpoint } from "./web-push";
+import { endpointProblem } from "./web-push";
 
 export type { PushSubscription };
 
@@ -50,23 +50,10 @@ export interface RegisterPushSubscriptionInput {
 
 const invalid = (field: string, reason: string) => badRequest(`Invalid ${field}: ${reason}`, { field, reason });
 
-/** The endpoint, when push can be sent to it from here; a 400 naming `endpoint` otherwise. */
+/** The endpoint, when push can be sent to it from here; a 400 naming `endpoint` and the reason otherwise. */
 function checkEndpoint(ctx: UserContext, endpoint: string): string {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw invalid("endpoint", "not an absolute URL");
-  }
-  if (url.username || url.password) throw invalid("endpoint", "must not carry a user name or password");
-  if (!isSendableEndpoint(ctx, url)) {
-    const reason = allowsLocalShortcuts(ctx)
-      ? "must be an https URL (or http to this machine, for a local push service)"
-      : url.protocol === "https:"
-        ? "must be a push service's URL, not a loopback address"
-        : "must be an https URL";
-    throw invalid("endpoint", reason);
-  }
+  const problem = endpointProblem(ctx, endpoint);
+  if (problem !== null) throw invalid("endpoint", OUTBOUND_URL_PROBLEMS[problem]);
   return endpoint;
 }
 

@@ -1,4 +1,5 @@
 import { encryptNotification, vapidHeaders } from "@block65/webcrypto-web-push";
+import { type OutboundUrlProblem, outboundUrlProblem } from "../../lib/address-policy";
 import type { RequestContext } from "../../lib/context";
 import { allowsLocalShortcuts } from "../../lib/environment";
 import { callThirdParty, OutboundError } from "../../lib/outbound";
@@ -56,7 +57,6 @@ export const MAX_PUSH_PAYLOAD_BYTES = 3993;
 
 const TOPIC = /^[A-Za-z0-9_-]{1,32}$/;
 const URGENCIES: readonly PushUrgency[] = ["very-low", "low", "normal", "high"];
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /**
  * A valid RFC 8030 topic for one firing of a reminder: 32 base64url characters of the
@@ -71,12 +71,16 @@ export async function pushTopic(reminderId: string, occurrence: string): Promise
   return encodeBase64Url(new Uint8Array(digest)).slice(0, 32);
 }
 
-/** Whether this endpoint may be sent to here: https, or plain http to this machine in local work. */
-export function isSendableEndpoint(ctx: Pick<RequestContext, "env" | "local">, url: URL): boolean {
-  if (url.username || url.password) return false;
-  if (url.protocol === "https:") return !LOOPBACK_HOSTS.has(url.hostname) || allowsLocalShortcuts(ctx);
-  return url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname) && allowsLocalShortcuts(ctx);
-}
+/**
+ * Why this endpoint may not be sent to from here, or null when it may: the address policy of
+ * every URL a user supplies (lib/address-policy.ts: https to a public DNS name; a loopback host,
+ * over http too, during local work). Checked at registration and again before every send, so a
+ * subscription stored under an older, looser rule is never called.
+ */
+export const endpointProblem = (
+  ctx: Pick<RequestContext, "env" | "local">,
+  url: string | URL,
+): OutboundUrlProblem | null => outboundUrlProblem(url, { local: allowsLocalShortcuts(ctx) });
 
 function log(ctx: PushContext, level: "warn" | "info", host: string, fields: Record<string, unknown>): void {
   const line = JSON.stringify({ level, request_id: ctx.requestId, service: "push", push_host: host, ...fields });
@@ -133,7 +137,7 @@ export async function sendPush(
   }
   const host = url.hostname;
   const keys = await checkSubscriptionKeys(subscription);
-  if (!isSendableEndpoint(ctx, url) || !keys.ok) {
+  if (endpointProblem(ctx, url) !== null || !keys.ok) {
     log(ctx, "warn", host, { outcome: "gone", reason: keys.ok ? "endpoint not sendable" : keys.problem.reason });
     return { outcome: "gone", status: null };
   }

@@ -1,10 +1,8 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createApp } from "../../../src/app";
-import { createUser, type TestUser } from "../../helpers/api";
-import { aiProviders, MODELS, parseSse } from "../../helpers/fake-ai-provider";
+import { createUser } from "../../helpers/api";
+import { aiProviders, MODELS } from "../../helpers/fake-ai-provider";
 import { type FakedThirdParties, fakeThirdParties } from "../../helpers/third-party";
-import { auditRecords, captureConsole, expectNowhere, newProviderKey, STREAM } from "./helpers";
+import { auditRecords, captureConsole, expectNowhere, newProviderKey, streamWith } from "./helpers";
 
 // The server's configuration (its provider keys, the compatible server's base URL, whether audit
 // records keep prompts) is read from the Worker's bindings: these tests run the app with bindings
@@ -20,29 +18,6 @@ afterEach(() => {
   faked = undefined;
   consoleCapture.restore();
 });
-
-async function streamWith(bindings: Partial<Env>, user: TestUser, provider: string, body: unknown) {
-  const execution = createExecutionContext();
-  const res = await createApp().request(
-    STREAM(provider),
-    {
-      method: "POST",
-      headers: { Authorization: `Bearer ${user.key}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    },
-    { ...env, ...bindings },
-    execution,
-  );
-  const text = await res.text();
-  await waitOnExecutionContext(execution);
-  const isStream = res.headers.get("Content-Type")?.includes("text/event-stream");
-  return {
-    status: res.status,
-    text,
-    body: isStream ? undefined : (JSON.parse(text) as Record<string, unknown>),
-    events: isStream ? parseSse(text).events : [],
-  };
-}
 
 describe("the server's own provider keys", () => {
   it("are used when the caller sends no apiKey, and never shown", async () => {

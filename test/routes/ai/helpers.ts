@@ -1,5 +1,6 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { expect } from "vitest";
+import { createApp } from "../../../src/app";
 import { type ApiResponse, api, type TestUser } from "../../helpers/api";
 import { captureConsole } from "../../helpers/console";
 import { type AiProvider, parseSse, type SseEvent } from "../../helpers/fake-ai-provider";
@@ -29,6 +30,40 @@ export async function streamAi(
     ? parseSse(text)
     : { events: [], comments: [] };
   return { ...res, text, ...parsed };
+}
+
+/**
+ * POSTs to the stream route of an app running with `bindings` over the test configuration (the
+ * server's provider keys, limits, ...), as `user`; the response as it comes, unread.
+ */
+export async function openStreamWith(bindings: Partial<Env>, user: TestUser, provider: string, body: unknown) {
+  const execution = createExecutionContext();
+  const response = await createApp().request(
+    STREAM(provider),
+    {
+      method: "POST",
+      headers: { Authorization: `Bearer ${user.key}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    },
+    { ...env, ...bindings },
+    execution,
+  );
+  return { response, execution };
+}
+
+/** The same, read to its end: the JSON error before a stream, or the stream's events. */
+export async function streamWith(bindings: Partial<Env>, user: TestUser, provider: string, body: unknown) {
+  const { response: res, execution } = await openStreamWith(bindings, user, provider, body);
+  const text = await res.text();
+  await waitOnExecutionContext(execution);
+  const isStream = res.headers.get("Content-Type")?.includes("text/event-stream");
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    body: isStream ? undefined : (JSON.parse(text) as Record<string, unknown>),
+    events: isStream ? parseSse(text).events : [],
+  };
 }
 
 /** The key appears in none of `texts` (bodies, headers, log lines, stored rows). */

@@ -312,6 +312,56 @@ describe(`POST ${BASE}`, () => {
     expect(await storedFor(user.id)).toEqual([]);
   });
 
+  describe("refuses an endpoint at an internal address, in every spelling, storing nothing", () => {
+    const INTERNAL_ENDPOINTS = [
+      "https://10.0.0.1/x",
+      "https://169.254.169.254/latest/meta-data/",
+      "https://127.0.0.2/x",
+      "https://[::ffff:7f00:1]/x",
+      "https://[::ffff:169.254.169.254]/x",
+      "https://foo.localhost/x",
+      "https://localhost./x",
+      "https://0.0.0.0/x",
+      "https://2130706433/x",
+      "https://0x7f000001/x",
+      "https://0177.0.0.1/x",
+      "https://100.64.0.1/x",
+      "https://[fd00::1]/x",
+      "https://metadata.google.internal/x",
+      "https://93.184.216.34/x",
+      "https://push.example.test./x",
+    ];
+
+    it("outside local work", async () => {
+      const user = await createUser();
+      const { keys } = await browser.subscribe();
+      for (const endpoint of INTERNAL_ENDPOINTS) {
+        const res = await callWith(
+          { ENVIRONMENT: "production" },
+          BASE,
+          { method: "POST", body: JSON.stringify({ endpoint, keys }) },
+          user,
+        );
+        expect(res.status, endpoint).toBe(400);
+        expect(res.body, endpoint).toMatchObject({ code: "validation_failed", details: { field: "endpoint" } });
+      }
+      expect(await storedFor(user.id)).toEqual([]);
+    });
+
+    it("in local work too, where only a loopback host is let through", async () => {
+      const user = await createUser();
+      const { keys } = await browser.subscribe();
+      for (const endpoint of INTERNAL_ENDPOINTS.filter(
+        (url) => !/127\.0\.0\.2|7f00|foo\.localhost|2130706433|0x7f|0177/.test(url),
+      )) {
+        const res = await register(user, { endpoint, keys });
+        expect(res.status, endpoint).toBe(400);
+        expect(res.body, endpoint).toMatchObject({ code: "validation_failed", details: { field: "endpoint" } });
+      }
+      expect(await storedFor(user.id)).toEqual([]);
+    });
+  });
+
   it(`a new endpoint beyond ${MAX_PUSH_SUBSCRIPTIONS_PER_USER} is a 409; registering a known one again still works`, async () => {
     const user = await createUser();
     const { keys } = await browser.subscribe();

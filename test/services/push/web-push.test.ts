@@ -261,6 +261,24 @@ describe("sendPush: outcomes", () => {
     expect(faked.requests).toHaveLength(0);
   });
 
+  it("a stored endpoint at an internal address (registered under an older rule) is gone, and nothing is sent", async () => {
+    const subscription = await push.subscribe();
+    for (const endpoint of [
+      "https://10.0.0.1/push/x",
+      "https://169.254.169.254/latest/meta-data/",
+      "https://[::ffff:a9fe:a9fe]/x",
+      "https://0.0.0.0/x",
+      "https://metadata.google.internal/x",
+      "https://push.example.test./x",
+    ]) {
+      expect(
+        await sendPush(background(), { ...target(subscription), endpoint }, { payload: REMINDER }),
+        endpoint,
+      ).toEqual({ outcome: "gone", status: null });
+    }
+    expect(faked.requests).toHaveLength(0);
+  });
+
   it("a push service answering a subscription made with another VAPID key refuses it (403): retry", async () => {
     const other = new FakePushService({ vapidPublicKey: "BOther-key-of-another-server" });
     faked.restore();
