@@ -343,7 +343,8 @@ export async function queryRows(ctx: UserContext, databaseId: string, query: Row
   if (indexServes(schema, query.filters, query.sorts)) {
     if (position && "offset" in position) throw cursorRefused("belongs to another query");
     const walk = walkFor(schema, query.sorts[0]);
-    const keys = position && ("row" in position ? await keysOfRow(ctx, schema, walk, position.row) : position.keys);
+    const keys =
+      position && ("row" in position ? await keysOfRow(ctx, schema, query, walk, position.row) : position.keys);
     if (keys && !keysFit(walk, keys)) throw cursorRefused("is not a cursor this service gave");
     return indexedPage(ctx, schema, query, walk, keys);
   }
@@ -353,15 +354,23 @@ export async function queryRows(ctx: UserContext, databaseId: string, query: Row
 
 /**
  * The walk keys the row `seq` has now, for a cursor that names its last row (its sort value was
- * too long to carry): one more read before the page. A row no longer in the walk (deleted, moved
- * to another database) leaves nothing to continue after: a 400 asking to start again.
+ * too long to carry): one more read before the page. The row is read under the query's own
+ * conditions (this database, a row the caller sees, active, matching every filter), so a cursor
+ * reveals nothing of a row the query would not return. A row no longer among them (deleted,
+ * trashed, moved, edited out of the filters) leaves nothing to continue after: a 400 asking to
+ * start again.
  */
-async function keysOfRow(ctx: UserContext, schema: DatabaseSchema, walk: Walk, seq: number): Promise<KeyValue[]> {
-  const inWalk = walk.where ?? sql`b.database_id = ${schema.databaseId}`;
-  const record = await ctx.db.get<Record<string, unknown>>(
-    sql`SELECT ${walk.keyColumns} ${walk.from} WHERE ${inWalk} AND ${walk.rowKey} = ${seq}`,
-  );
-  if (!record) throw cursorRefused("names a row that is no longer in this database", "start again without a cursor");
+async function keysOfRow(
+  ctx: UserContext,
+  schema: DatabaseSchema,
+  query: RowQuery,
+  walk: Walk,
+  seq: number,
+): Promise<KeyValue[]> {
+  const rows = rowConditions(ctx, schema, query.filters, indexedValuesFor(walk.rowKey));
+  const where = allOf([...(walk.where ? [walk.where] : []), sql`${walk.rowKey} = ${seq}`, rows]);
+  const record = await ctx.db.get<Record<string, unknown>>(sql`SELECT ${walk.keyColumns} ${walk.from} WHERE ${where}`);
+  if (!record) throw cursorRefused("names a row that is no longer in this query", "start again without a cursor");
   return walk.valuesOf(record);
 }
 

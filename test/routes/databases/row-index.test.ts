@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ROW_CURSOR_INLINE_MAX } from "../../../src/services/databases/row-index";
+import { encodeRowCursor, ROW_CURSOR_INLINE_MAX } from "../../../src/services/databases/row-index";
 import { DRIVEN_MATCHES_MAX } from "../../../src/services/databases/row-query";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
-import { assembleCursor, cursorParts } from "../../helpers/cursor-matrix";
+import { assembleCursor, contextOf, cursorParts } from "../../helpers/cursor-matrix";
 import {
   addProperty,
   createDatabase,
@@ -662,6 +662,39 @@ describe("cursors of row queries", () => {
       const res = await queryRows(prober, database.id, { sorts, limit: 1, cursor });
       // Answered, the page after the hidden row would say where its title sorts among the prober's
       // own ("m probe": the hidden title is between "a probe" and "m probe").
+      expectErrorBody(res, 400);
+      expect(res.body).toMatchObject({ details: { parameter: "cursor" } });
+    }
+  });
+
+  it("a cursor naming a row is read under the query's conditions: a row the query would not return is a 400", async () => {
+    const owner = await createUser();
+    const reader = await createUser();
+    const database = await createDatabase(owner);
+    await env.DB.prepare("UPDATE blocks SET created_by = NULL WHERE id = ?").bind(database.id).run();
+    const shared = async (title: string, properties: Record<string, unknown>) => {
+      const row = await createRow(owner, database.id, { title, ...properties });
+      await env.DB.prepare("UPDATE blocks SET created_by = NULL WHERE id = ?").bind(row.id).run();
+      return row;
+    };
+    const seqOf = async (id: string) =>
+      (await env.DB.prepare("SELECT seq FROM blocks WHERE id = ?").bind(id).first<{ seq: number }>())?.seq as number;
+    const matching = await shared("a", { Urgent: true });
+    const filteredOut = await shared("b", { Urgent: false });
+    const trashed = await shared("c", { Urgent: true });
+    await shared("d", { Urgent: true });
+    expect((await api(`/api/v1/blocks/${trashed.id}/trash`, { method: "POST", auth: owner })).status).toBe(200);
+    const hidden = await createRow(owner, database.id, { title: "e", Urgent: true });
+    const filters = [{ property: "Urgent", operator: "equals", value: true }] as const;
+    const sorts = [{ property: "title", direction: "asc" }] as const;
+    // Cursors the server itself signed for the reader, naming each row: only the one the query returns continues.
+    const naming = async (id: string) =>
+      encodeRowCursor(contextOf(reader.id), database.id, [...filters], [...sorts], { row: await seqOf(id) });
+    const next = await queryRows(reader, database.id, { filters, sorts, cursor: await naming(matching.id) });
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(next.body.map((row) => row.properties_by_name?.title)).toEqual(["d"]);
+    for (const row of [filteredOut, trashed, hidden]) {
+      const res = await queryRows(reader, database.id, { filters, sorts, cursor: await naming(row.id) });
       expectErrorBody(res, 400);
       expect(res.body).toMatchObject({ details: { parameter: "cursor" } });
     }
