@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Context } from "hono";
+import { type CursorContext, type CursorScope, cursorRefused, type KeyValue, openCursor, sealCursor } from "./cursor";
 import { badRequest } from "./errors";
 
 // One listing behaviour for every paginated endpoint, now and later: the same
@@ -9,9 +10,10 @@ import { badRequest } from "./errors";
 //
 // Two ways through a listing. `offset` skips items (page N reads the N-1 pages before it).
 // `cursor` continues after the last item of the previous page: its order-key values are in
-// the cursor, and the page is `WHERE (keys) after (values) ORDER BY keys LIMIT n+1`, an index
-// seek that costs what page 1 costs. Every listing orders by keys that end in a unique column,
-// so the keys order items totally and a cursor names one position.
+// the cursor (signed, and bound to the caller, the listing and its filters: lib/cursor.ts), and
+// the page is `WHERE (keys) after (values) ORDER BY keys LIMIT n+1`, an index seek that costs
+// what page 1 costs. Every listing orders by keys that end in a unique column, so the keys order
+// items totally and a cursor names one position.
 
 export const PAGE_DEFAULT_LIMIT = 50;
 export const PAGE_MAX_LIMIT = 100;
@@ -23,8 +25,9 @@ export const CURSOR_MAX_LENGTH = 4_000;
 const limitDescription = `Page size, default ${PAGE_DEFAULT_LIMIT}. Values above ${PAGE_MAX_LIMIT} are lowered to ${PAGE_MAX_LIMIT} (X-Pagination-Limit says which was used).`;
 const offsetDescription = "Zero-based index of the first item, default 0";
 const cursorDescription =
-  "The X-Next-Cursor of the previous page, sent with the same filters: the page after it, at the cost of the first page. Opaque; not together with a non-zero `offset`.";
-const CURSOR_EXAMPLE = "eyJsIjoiYmxvY2tzIiwiZiI6IjFzaW42N3AiLCJrIjpbIjIwMjYtMDUtMDRUMTA6MjA6MzAuMTIzWiIsNDJdfQ";
+  "The X-Next-Cursor of the previous page, sent by the same user with the same filters: the page after it, at the cost of the first page. Opaque and signed by the server: another user's cursor, another listing's or other filters', or an altered one is a 400 (`details.parameter` `cursor`). Not together with a non-zero `offset`.";
+const CURSOR_EXAMPLE =
+  "eyJsIjoiYmxvY2tzIiwiZiI6IjFzaW42N3AiLCJrIjpbIjIwMjYtMDUtMDRUMTA6MjA6MzAuMTIzWiIsNDJdfVVqWFnT1er-13m5yG8QvyI";
 
 const cursorField = z
   .string()
@@ -86,8 +89,7 @@ export interface Page<T> {
 // ---------------------------------------------------------------------------------------------
 // Order keys and the keyset condition
 
-/** A value of an order key, as D1 returns it and as a cursor carries it. */
-export type KeyValue = string | number | null;
+export type { KeyValue };
 
 /** One term of a listing's ORDER BY. */
 export interface OrderKey {
@@ -200,92 +202,28 @@ const seeksAlone = (keys: readonly OrderKey[], values: readonly KeyValue[]): boo
   leadingBound(keys[0] as OrderKey, values[0] as KeyValue) !== null;
 
 // ---------------------------------------------------------------------------------------------
-// Cursors
+// Cursors (lib/cursor.ts: signed, bound to the caller, the listing and its filters)
 
-const CursorSchema = z.object({
-  /** The listing's name. */
-  l: z.string(),
-  /** The hash of the listing's filters. */
-  f: z.string(),
-  /** The last item's order-key values. */
-  k: z.array(z.union([z.string(), z.number(), z.null()])).max(16),
-});
+/** The cursor binding of a listing: its name and filters. */
+const scopeOf = (listing: Listing): CursorScope => ({ listing: listing.name, filters: listing.filters });
 
-const toBase64Url = (text: string): string => {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-};
-
-const fromBase64Url = (text: string): string => {
-  if (!/^[A-Za-z0-9_-]+$/.test(text)) throw new Error("not base64url");
-  const bytes = Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (char) => char.charCodeAt(0));
-  return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-};
-
-/** JSON with object keys sorted and undefined left out, so equal filters hash alike. */
-const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, inner: unknown) =>
-    inner !== null && typeof inner === "object" && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  ) ?? "null";
-
-/**
- * A short hash (FNV-1a, 32 bits, base 36) of a listing's filters (every parameter that shapes it
- * but the window): a cursor carries it so that it only continues the listing it came from.
- */
-export function hashFilters(filters: unknown): string {
-  const text = canonicalJson(filters);
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(36);
-}
-
-/**
- * An opaque cursor: base64url of `{"l": listing, "f": filtersHash, "k": values}`, the listing's
- * name, the hash of its filters (`hashFilters`) and the last item's order-key values. No secrets:
- * a client could read it, and a forged one only moves its own walk.
- */
-export function encodeCursor(listing: string, filtersHash: string, values: readonly unknown[]): string {
-  const body: z.infer<typeof CursorSchema> = { l: listing, f: filtersHash, k: values as KeyValue[] };
-  return toBase64Url(JSON.stringify(body));
-}
+/** A listing's cursor continuing after `values`, for this caller. */
+export const encodeCursor = (ctx: CursorContext, listing: Listing, values: readonly KeyValue[]): Promise<string> =>
+  sealCursor(ctx, scopeOf(listing), { keys: [...values] });
 
 /**
  * The order-key values a cursor continues after. A 400 `validation_failed` with
- * `details: {parameter: "cursor"}` when it is not a cursor, or is one of another listing, of other
- * filters, with another number of keys than `keyCount` (when given), or with NULL for a key of
- * `keys` declared never NULL.
+ * `details: {parameter: "cursor"}` when it is not this caller's cursor of this listing and
+ * filters (lib/cursor.ts), or (never for a cursor this service gave) holds no key values, another
+ * number of them than the listing has keys, or NULL for a key declared never NULL.
  */
-export function decodeCursor(
-  cursor: string,
-  listing: string,
-  filtersHash: string,
-  keyCount?: number,
-  keys?: readonly OrderKey[],
-): KeyValue[] {
-  const refuse = (why: string) =>
-    badRequest(`cursor ${why}: pass back the X-Next-Cursor of the same listing and filters`, {
-      parameter: "cursor",
-    });
-  let parsed: z.infer<typeof CursorSchema>;
-  try {
-    parsed = CursorSchema.parse(JSON.parse(fromBase64Url(cursor)));
-  } catch {
-    throw refuse("is not a cursor this service gave");
-  }
-  if (parsed.l !== listing) throw refuse("belongs to another listing");
-  if (parsed.f !== filtersHash) throw refuse("belongs to other filters");
-  if (keyCount !== undefined && parsed.k.length !== keyCount) throw refuse("is not a cursor this service gave");
+export async function decodeCursor(ctx: CursorContext, listing: Listing, cursor: string): Promise<KeyValue[]> {
+  const position = await openCursor(ctx, scopeOf(listing), cursor);
+  const refuse = () => cursorRefused("is not a cursor this service gave");
+  if (!("keys" in position) || position.keys.length !== listing.keys.length) throw refuse();
   // A key declared never NULL (no `nulls`) holds a value in every cursor this service gives.
-  if (keys?.some((key, index) => key.nulls === undefined && parsed.k[index] === null)) {
-    throw refuse("is not a cursor this service gave");
-  }
-  return parsed.k;
+  if (listing.keys.some((key, index) => key.nulls === undefined && position.keys[index] === null)) throw refuse();
+  return position.keys;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,11 +260,13 @@ export const selectKeys = (keys: readonly OrderKey[]): SQL =>
     sql`, `,
   );
 
-/** The cursor's key values, when the window has one (a 400 when it is not this listing's). */
-export const cursorValues = (listing: Listing, window: PageWindow): KeyValue[] | undefined =>
-  window.cursor === undefined
-    ? undefined
-    : decodeCursor(window.cursor, listing.name, hashFilters(listing.filters), listing.keys.length, listing.keys);
+/** The cursor's key values, when the window has one (a 400 when it is not this caller's of this listing). */
+export const cursorValues = async (
+  ctx: CursorContext,
+  listing: Listing,
+  window: PageWindow,
+): Promise<KeyValue[] | undefined> =>
+  window.cursor === undefined ? undefined : decodeCursor(ctx, listing, window.cursor);
 
 /** D1 binds at most 100 parameters a statement: past this, segments are joined by OR in one query. */
 const SEGMENTED_PARAMETER_BUDGET = 90;
@@ -341,13 +281,18 @@ const parameterCount = (query: SQL): number => dialect.sqlToQuery(query).params.
  * range the index seeks to, or, when the first key's NULLs come after its values (no one range
  * holds the rest), one seek per segment, in order (`afterSegments`).
  */
-export function listingQueries(listing: Listing, parts: ListingSql, window: PageWindow): [page: SQL, count: SQL] {
+export async function listingQueries(
+  ctx: CursorContext,
+  listing: Listing,
+  parts: ListingSql,
+  window: PageWindow,
+): Promise<[page: SQL, count: SQL]> {
   const head = parts.with ? sql`${parts.with} ` : sql``;
   const select = sql`${parts.select}, ${selectKeys(listing.keys)} ${parts.from}`;
   const order = orderByKeys(listing.keys);
   const fetch = window.limit + 1;
   const count = sql`${head}${cappedCount(sql`${parts.from} WHERE ${parts.where}`)}`;
-  const values = cursorValues(listing, window);
+  const values = await cursorValues(ctx, listing, window);
   if (values === undefined) {
     return [sql`${head}${select} WHERE ${parts.where} ORDER BY ${order} LIMIT ${fetch} OFFSET ${window.offset}`, count];
   }
@@ -379,13 +324,14 @@ function withoutKeys<R>(row: R): R {
  * Turns the rows of `listingQueries` into a page: the items (presented, key columns taken off),
  * the total of the counts (summed: a listing may count in parts), and the next page's cursor.
  */
-export function readPage<R, T>(
+export async function readPage<R, T>(
+  ctx: CursorContext,
   listing: Listing,
   rows: R[],
   counts: { total: number }[],
   window: PageWindow,
   present: (row: R) => T,
-): Page<T> {
+): Promise<Page<T>> {
   const total = counts.reduce((sum, row) => sum + row.total, 0);
   const items = rows.slice(0, window.limit);
   const hasMore = rows.length > window.limit;
@@ -396,9 +342,9 @@ export function readPage<R, T>(
     hasMore,
     nextCursor:
       hasMore && last
-        ? encodeCursor(
-            listing.name,
-            hashFilters(listing.filters),
+        ? await encodeCursor(
+            ctx,
+            listing,
             listing.keys.map((_, i) => (last[`${KEY_COLUMN}${i}`] ?? null) as KeyValue),
           )
         : null,
@@ -420,7 +366,7 @@ export const paginationHeaders = {
   "X-Next-Cursor": {
     schema: { type: "string" as const, example: CURSOR_EXAMPLE },
     description:
-      "Present when more items follow: send it back as `cursor` (with the same filters) for the next page, which costs what the first costs",
+      "Present when more items follow: send it back as `cursor` (the same user, with the same filters) for the next page, which costs what the first costs",
   },
 };
 

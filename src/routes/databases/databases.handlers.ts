@@ -50,8 +50,7 @@ export const removeOption: Handler<"removeOption"> = async (c) => {
 export const queryRows: Handler<"queryRows"> = async (c) => {
   const body = c.req.valid("json") ?? {};
   const window = pageWindow(body);
-  const schema = await loadDatabaseSchema(c.var.ctx, c.req.valid("param").id);
-  const page = await runRowQuery(c.var.ctx, schema, {
+  const page = await runRowQuery(c.var.ctx, c.req.valid("param").id, {
     ...window,
     filters: body.filters ?? [],
     sorts: body.sorts ?? [],

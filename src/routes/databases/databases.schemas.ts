@@ -73,8 +73,8 @@ export const QueryRowsBody = PaginationBody.extend({
   sorts: z.array(RowSortSchema).max(10).default([]).openapi({ description: "Applied in order, then by row position" }),
   cursor: z.string().min(1).max(2000).optional().openapi({
     description:
-      "The X-Next-Cursor of the previous page of the same query (same filters and sorts): the page after it, at the cost of the first. Not together with a non-zero offset",
-    example: "eyJxIjoiMWs3ZjJhIiwiayI6WzAsNDIsNjFdfQ",
+      "The X-Next-Cursor of the previous page of the same query (same database, filters and sorts), sent by the same user: the page after it, at the cost of the first. Opaque and signed by the server: another user's cursor, another query's, or an altered one is a 400 (`details.parameter` `cursor`). Not together with a non-zero offset",
+    example: "eyJsIjoiZGF0YWJhc2VzLnF1ZXJ5IiwiZiI6IjFrN2YyYSIsImsiOlswLDQyLDYxXX0bFtNoxnVWbXJNWY2pPqEe",
   }),
 })
   .strict()

@@ -57,7 +57,8 @@ export async function listApiKeys(ctx: UserContext, window: PageWindow): Promise
   };
   const [records, counts] = await batchAll<[KeyRecord, { total: number }]>(
     ctx.db,
-    listingQueries(
+    await listingQueries(
+      ctx,
       listing,
       {
         select: sql`SELECT ${KEY_COLUMNS}`,
@@ -67,7 +68,7 @@ export async function listApiKeys(ctx: UserContext, window: PageWindow): Promise
       window,
     ),
   );
-  return readPage(listing, records, counts, window, present(ctx.now()));
+  return readPage(ctx, listing, records, counts, window, present(ctx.now()));
 }
 
 export interface NewKeyInput {

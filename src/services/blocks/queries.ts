@@ -185,13 +185,14 @@ export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promi
 
   const ftsQuery = query.q === undefined ? undefined : toFtsQuery(query.q);
   if (ftsQuery === null) {
-    cursorValues(listing, query); // a bad cursor is refused even here
+    await cursorValues(ctx, listing, query); // a bad cursor is refused even here
     return { items: [], total: 0, hasMore: false, nextCursor: null };
   }
   let queries: [SQL, ...SQL[]];
   if (ftsQuery !== undefined) {
     // Every match is ranked or sorted whichever the page: the cost of a search, page 1 or later.
-    queries = listingQueries(
+    queries = await listingQueries(
+      ctx,
       listing,
       {
         select: sql`SELECT b.*`,
@@ -202,14 +203,15 @@ export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promi
     );
   } else if (query.parentId !== undefined || query.databaseId !== undefined) {
     // Narrowed by an indexed parent or database: one scan, sorted.
-    queries = listingQueries(
+    queries = await listingQueries(
+      ctx,
       listing,
       { select: sql`SELECT b.*`, from: sql`FROM blocks b`, where: sql`${visibleTo(ctx.actor)} AND ${filtered}` },
       query,
     );
   } else {
     // The owner's and the shared blocks, each an ordered index scan (from the cursor on), merged.
-    const values = cursorValues(listing, query);
+    const values = await cursorValues(ctx, listing, query);
     const inner = listing.keys;
     const outer = blockOrder(query, "");
     const after = values === undefined ? sql`` : sql` AND ${afterCondition(inner, values)}`;
@@ -226,5 +228,5 @@ export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promi
   }
 
   const [records, ...counts] = await batchAll<[BlockRecord, ...{ total: number }[]]>(ctx.db, queries);
-  return readPage(listing, records, counts.flat(), query, presentBlock);
+  return readPage(ctx, listing, records, counts.flat(), query, presentBlock);
 }

@@ -178,11 +178,11 @@ export async function listBlockComments(
     [{ block_id: string; page_id: string | null }, CommentRecord, { total: number }]
   >(ctx.db, [
     activeBlockState(ctx, blockId),
-    ...listingQueries(listing, { select: sql`SELECT c.*`, from: sql`FROM comments c`, where }, window),
+    ...(await listingQueries(ctx, listing, { select: sql`SELECT c.*`, from: sql`FROM comments c`, where }, window)),
   ]);
   const state = states[0];
   if (!state) throw blockNotFound(blockId);
-  return readPage(listing, records, counts, window, (record) => presentComment(record, state.page_id));
+  return readPage(ctx, listing, records, counts, window, (record) => presentComment(record, state.page_id));
 }
 
 /**
@@ -204,7 +204,8 @@ export async function listPageComments(
     filters: { pageId, resolved: filter.resolved ?? null },
     keys: OLDEST_FIRST,
   };
-  const [rows, count] = listingQueries(
+  const [rows, count] = await listingQueries(
+    ctx,
     listing,
     {
       with: sql`WITH RECURSIVE ${pageScope(ctx.actor, pageId)}`,
@@ -220,7 +221,7 @@ export async function listPageComments(
     count,
   ]);
   if (pages.length === 0) throw notFound("Page not found", { page_id: pageId });
-  return readPage(listing, records, counts, window, (record) => presentComment(record, pageId));
+  return readPage(ctx, listing, records, counts, window, (record) => presentComment(record, pageId));
 }
 
 /** Replaces the text of the caller's own comment. */

@@ -118,10 +118,15 @@ export async function listViews(ctx: UserContext, databaseId: string, window: Pa
   const where = sql`v.database_id = ${databaseId} AND ${visibleView(ctx)}`;
   const [databases, records, counts] = await batchAll<[{ id: string }, ViewRecord, { total: number }]>(ctx.db, [
     sql`SELECT b.id FROM blocks b WHERE b.id = ${databaseId} AND b.type = 'database' AND ${visibleTo(ctx.actor)}`,
-    ...listingQueries(listing, { select: sql`SELECT v.*`, from: sql`FROM database_views v`, where }, window),
+    ...(await listingQueries(
+      ctx,
+      listing,
+      { select: sql`SELECT v.*`, from: sql`FROM database_views v`, where },
+      window,
+    )),
   ]);
   if (databases.length === 0) throw notFound("Database not found", { database_id: databaseId });
-  return readPage(listing, records, counts, window, presentView);
+  return readPage(ctx, listing, records, counts, window, presentView);
 }
 
 async function findView(ctx: UserContext, viewId: string): Promise<ViewRecord> {

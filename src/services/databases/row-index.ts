@@ -1,6 +1,13 @@
 import { type SQL, sql } from "drizzle-orm";
-import { z } from "zod";
-import { badRequest } from "../../lib/errors";
+import {
+  type CursorContext,
+  type CursorPosition,
+  type CursorScope,
+  cursorLength,
+  type KeyValue,
+  openCursor,
+  sealCursor,
+} from "../../lib/cursor";
 import type { RowFilter, RowSort } from "../../schemas/databases";
 import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
 import { optionId, resolvePropertyKey } from "./row-values";
@@ -104,7 +111,7 @@ export interface Walk {
   valuesOf(record: Record<string, unknown>): KeyValue[];
 }
 
-export type KeyValue = string | number | null;
+export type { CursorPosition, KeyValue };
 
 /** The largest float: where unpositioned rows sort (blocks.position_key, row_values.position_key). */
 export const UNPOSITIONED = Number.MAX_VALUE;
@@ -323,41 +330,6 @@ export function segmentsAfter(walk: Walk, values: KeyValue[]): SQL[] {
   return segments;
 }
 
-const CursorSchema = z
-  .strictObject({
-    q: z.string(),
-    k: z
-      .array(z.union([z.string(), z.number(), z.null()]))
-      .max(8)
-      .optional(),
-    o: z.number().int().min(0).optional(),
-    r: z.number().int().optional(),
-  })
-  .refine((cursor) => [cursor.k, cursor.o, cursor.r].filter((part) => part !== undefined).length === 1);
-type RowCursor = z.infer<typeof CursorSchema>;
-
-/** FNV-1a (32 bits) of a query's canonical form: a cursor carries it, so it only continues its own query. */
-function queryHash(databaseId: string, filters: RowFilter[], sorts: RowSort[]): string {
-  const text = JSON.stringify([databaseId, filters, sorts]);
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(36);
-}
-
-const toBase64Url = (text: string): string =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
-
-const fromBase64Url = (text: string): string =>
-  new TextDecoder().decode(
-    Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (char) => char.charCodeAt(0)),
-  );
-
 /**
  * Whether a cursor's key values have the shape of `walk`'s keys, as `valuesOf` gives them: one per
  * key, ending in the row's position key (a number) and seq (an integer).
@@ -368,11 +340,11 @@ export function keysFit(walk: Walk, keys: readonly KeyValue[]): boolean {
   return typeof position === "number" && Number.isSafeInteger(seq);
 }
 
-/**
- * What a cursor continues: a walk after these key values, or after the keys the row `row` (a seq)
- * has when the next page is asked for, or (a query the index cannot serve) an offset.
- */
-export type CursorPosition = { keys: KeyValue[] } | { row: number } | { offset: number };
+/** What a row query's cursors are bound to (besides the caller): the database, filters and sorts as sent. */
+const rowQueryScope = (databaseId: string, filters: RowFilter[], sorts: RowSort[]): CursorScope => ({
+  listing: "databases.query",
+  filters: { databaseId, filters, sorts },
+});
 
 /**
  * Cursors carry the last row's key values up to this length; beyond it (a sort value of a long
@@ -381,39 +353,28 @@ export type CursorPosition = { keys: KeyValue[] } | { row: number } | { offset: 
  */
 export const ROW_CURSOR_INLINE_MAX = 1_000;
 
+/** The cursor of a row query's next page (lib/cursor.ts): signed, for this caller and this query. */
 export function encodeRowCursor(
+  ctx: CursorContext,
   databaseId: string,
   filters: RowFilter[],
   sorts: RowSort[],
   position: CursorPosition,
-): string {
-  const q = queryHash(databaseId, filters, sorts);
-  const encode = (body: RowCursor) => toBase64Url(JSON.stringify(body));
-  if ("offset" in position) return encode({ q, o: position.offset });
-  if ("row" in position) return encode({ q, r: position.row });
-  const inline = encode({ q, k: position.keys });
-  const seq = position.keys.at(-1);
-  return inline.length > ROW_CURSOR_INLINE_MAX && typeof seq === "number" ? encode({ q, r: seq }) : inline;
+): Promise<string> {
+  const scope = rowQueryScope(databaseId, filters, sorts);
+  const seq = "keys" in position ? position.keys.at(-1) : undefined;
+  const named = typeof seq === "number" && cursorLength(scope, position) > ROW_CURSOR_INLINE_MAX;
+  return sealCursor(ctx, scope, named ? { row: seq } : position);
 }
 
-/** The position a cursor continues from; a 400 naming `cursor` when it is not one of this query's. */
-export function decodeRowCursor(
-  cursor: string,
+/**
+ * The position a cursor continues from, checked before any query runs; a 400 naming `cursor`
+ * when it is not this caller's cursor of this query.
+ */
+export const decodeRowCursor = (
+  ctx: CursorContext,
   databaseId: string,
   filters: RowFilter[],
   sorts: RowSort[],
-): CursorPosition {
-  const refuse = (why: string) =>
-    badRequest(`cursor ${why}: pass back the X-Next-Cursor of the same query`, { parameter: "cursor" });
-  let parsed: RowCursor;
-  try {
-    parsed = CursorSchema.parse(JSON.parse(fromBase64Url(cursor)));
-  } catch {
-    throw refuse("is not a cursor this service gave");
-  }
-  if (parsed.q !== queryHash(databaseId, filters, sorts)) throw refuse("belongs to another query");
-  if (parsed.k) return { keys: parsed.k };
-  if (parsed.r !== undefined) return { row: parsed.r };
-  if (parsed.o !== undefined) return { offset: parsed.o };
-  throw refuse("is not a cursor this service gave");
-}
+  cursor: string,
+): Promise<CursorPosition> => openCursor(ctx, rowQueryScope(databaseId, filters, sorts), cursor);

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll, parameterCount } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
+import { cursorRefused } from "../../lib/cursor";
 import { badRequest } from "../../lib/errors";
 import type { Page, PageWindow } from "../../lib/pagination";
 import type { FilterOperator, Row, RowFilter, RowSort } from "../../schemas/databases";
@@ -27,6 +28,7 @@ import {
 } from "./row-index";
 import { optionId, resolvePropertyKey } from "./row-values";
 import { presentRow } from "./rows";
+import { loadDatabaseSchema } from "./schema-records";
 
 export type { RowFilter, RowSort };
 
@@ -327,45 +329,48 @@ const totalOf = (counts: { total: number }[]): number | null => {
 /**
  * One page of a database's active visible rows matching every filter (AND), sorted by `sorts`
  * then by position, with the total (up to ROW_COUNT_CAP) and the next page's cursor. Served by
- * the row-value index when it can be (row-index.ts), else by reading the rows' JSON.
+ * the row-value index when it can be (row-index.ts), else by reading the rows' JSON. The cursor
+ * is checked (lib/cursor.ts) before anything is read.
  */
-export async function queryRows(ctx: UserContext, schema: DatabaseSchema, query: RowQuery): Promise<RowPage> {
+export async function queryRows(ctx: UserContext, databaseId: string, query: RowQuery): Promise<RowPage> {
   if (query.cursor !== undefined && query.offset > 0) {
     throw badRequest("Give either cursor or offset, not both", { parameters: ["cursor", "offset"] });
   }
   const position = query.cursor
-    ? decodeRowCursor(query.cursor, schema.databaseId, query.filters, query.sorts)
+    ? await decodeRowCursor(ctx, databaseId, query.filters, query.sorts, query.cursor)
     : undefined;
+  const schema = await loadDatabaseSchema(ctx, databaseId);
   if (indexServes(schema, query.filters, query.sorts)) {
-    if (position && "offset" in position) throw badRequest("cursor belongs to another query", { parameter: "cursor" });
+    if (position && "offset" in position) throw cursorRefused("belongs to another query");
     const walk = walkFor(schema, query.sorts[0]);
-    const keys = position && ("row" in position ? await keysOfRow(ctx, schema, walk, position.row) : position.keys);
-    if (keys && !keysFit(walk, keys)) {
-      throw badRequest("cursor is not a cursor this service gave: pass back the X-Next-Cursor of the same query", {
-        parameter: "cursor",
-      });
-    }
+    const keys =
+      position && ("row" in position ? await keysOfRow(ctx, schema, query, walk, position.row) : position.keys);
+    if (keys && !keysFit(walk, keys)) throw cursorRefused("is not a cursor this service gave");
     return indexedPage(ctx, schema, query, walk, keys);
   }
-  if (position && !("offset" in position)) throw badRequest("cursor belongs to another query", { parameter: "cursor" });
+  if (position && !("offset" in position)) throw cursorRefused("belongs to another query");
   return jsonPage(ctx, schema, { ...query, offset: position?.offset ?? query.offset });
 }
 
 /**
  * The walk keys the row `seq` has now, for a cursor that names its last row (its sort value was
- * too long to carry): one more read before the page. A row no longer in the walk (deleted, moved
- * to another database) leaves nothing to continue after: a 400 asking to start again.
+ * too long to carry): one more read before the page. The row is read under the query's own
+ * conditions (this database, a row the caller sees, active, matching every filter), so a cursor
+ * reveals nothing of a row the query would not return. A row no longer among them (deleted,
+ * trashed, moved, edited out of the filters) leaves nothing to continue after: a 400 asking to
+ * start again.
  */
-async function keysOfRow(ctx: UserContext, schema: DatabaseSchema, walk: Walk, seq: number): Promise<KeyValue[]> {
-  const inWalk = walk.where ?? sql`b.database_id = ${schema.databaseId}`;
-  const record = await ctx.db.get<Record<string, unknown>>(
-    sql`SELECT ${walk.keyColumns} ${walk.from} WHERE ${inWalk} AND ${walk.rowKey} = ${seq}`,
-  );
-  if (!record) {
-    throw badRequest("cursor names a row that is no longer in this database: start again without a cursor", {
-      parameter: "cursor",
-    });
-  }
+async function keysOfRow(
+  ctx: UserContext,
+  schema: DatabaseSchema,
+  query: RowQuery,
+  walk: Walk,
+  seq: number,
+): Promise<KeyValue[]> {
+  const rows = rowConditions(ctx, schema, query.filters, indexedValuesFor(walk.rowKey));
+  const where = allOf([...(walk.where ? [walk.where] : []), sql`${walk.rowKey} = ${seq}`, rows]);
+  const record = await ctx.db.get<Record<string, unknown>>(sql`SELECT ${walk.keyColumns} ${walk.from} WHERE ${where}`);
+  if (!record) throw cursorRefused("names a row that is no longer in this query", "start again without a cursor");
   return walk.valuesOf(record);
 }
 
@@ -514,7 +519,7 @@ async function indexedPage(
     hasMore,
     nextCursor:
       hasMore && last
-        ? encodeRowCursor(schema.databaseId, query.filters, query.sorts, { keys: walk.valuesOf(last) })
+        ? await encodeRowCursor(ctx, schema.databaseId, query.filters, query.sorts, { keys: walk.valuesOf(last) })
         : null,
   };
 }
@@ -540,7 +545,9 @@ async function jsonPage(ctx: UserContext, schema: DatabaseSchema, query: RowQuer
     total: totalOf(counts),
     hasMore,
     nextCursor: hasMore
-      ? encodeRowCursor(schema.databaseId, query.filters, query.sorts, { offset: query.offset + query.limit })
+      ? await encodeRowCursor(ctx, schema.databaseId, query.filters, query.sorts, {
+          offset: query.offset + query.limit,
+        })
       : null,
   };
 }

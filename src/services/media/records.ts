@@ -82,9 +82,9 @@ async function listWhere(
   const list: Listing = { ...listing, keys: NEWEST_FIRST };
   const [records, counts] = await batchAll<[MediaRecord, { total: number }]>(
     ctx.db,
-    listingQueries(list, { select: sql`SELECT m.*`, from: sql`FROM media m`, where }, window),
+    await listingQueries(ctx, list, { select: sql`SELECT m.*`, from: sql`FROM media m`, where }, window),
   );
-  return readPage(list, records, counts, window, presentMedia);
+  return readPage(ctx, list, records, counts, window, presentMedia);
 }
 
 /** One page of the caller's media, newest first: one round trip. */

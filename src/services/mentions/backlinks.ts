@@ -84,7 +84,8 @@ export async function listBacklinks(ctx: UserContext, pageId: string, window: Pa
       { expression: sql`f.block_id`, direction: "asc" },
     ],
   };
-  const [page, count] = listingQueries(
+  const [page, count] = await listingQueries(
+    ctx,
     listing,
     { with: firstMentions(pageId), select, ...visibleSources(ctx, pageId) },
     window,
@@ -95,7 +96,7 @@ export async function listBacklinks(ctx: UserContext, pageId: string, window: Pa
     count,
   ]);
   if (pages.length === 0) throw pageNotFound(pageId);
-  return readPage(listing, rows, counts, window, present);
+  return readPage(ctx, listing, rows, counts, window, present);
 }
 
 /** How many sources the caller may see link to or mention the page. */

@@ -61,14 +61,15 @@ export async function listBlockMentions(
   const listing: Listing = { name: "mentions.block", filters: { blockId }, keys: OLDEST_FIRST };
   const [blocks, rows, counts] = await batchAll<[{ id: string }, MentionRow, { total: number }]>(ctx.db, [
     visibleBlock(ctx, blockId),
-    ...listingQueries(
+    ...(await listingQueries(
+      ctx,
       listing,
       { select: selectMentions(ctx), from: sql`FROM mentions m`, where: sql`m.block_id = ${blockId}` },
       window,
-    ),
+    )),
   ]);
   if (blocks.length === 0) throw blockNotFound(blockId);
-  return readPage(listing, rows, counts, window, present);
+  return readPage(ctx, listing, rows, counts, window, present);
 }
 
 /** Mentions held by a page and the blocks that belong to it (not its sub-pages). */
@@ -78,7 +79,8 @@ export async function listPageMentions(
   window: PageWindow,
 ): Promise<Page<MentionRecord>> {
   const listing: Listing = { name: "mentions.page", filters: { pageId }, keys: OLDEST_FIRST };
-  const [page, count] = listingQueries(
+  const [page, count] = await listingQueries(
+    ctx,
     listing,
     {
       with: sql`WITH RECURSIVE ${pageScope(ctx.actor, pageId)}`,
@@ -94,7 +96,7 @@ export async function listPageMentions(
     count,
   ]);
   if (pages.length === 0) throw notFound("Page not found", { id: pageId });
-  return readPage(listing, records, totals, window, present);
+  return readPage(ctx, listing, records, totals, window, present);
 }
 
 export interface NewMention {

@@ -3,28 +3,9 @@
 // alphabet and padding, which some clients send; what is stored and sent is always
 // canonical (URL-safe, unpadded).
 
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+import { decodeBase64Url, encodeBase64Url } from "../../lib/base64url";
 
-/** The bytes of base64url (or base64) text, or null when it is not that. */
-export function decodeBase64Url(text: string): Uint8Array | null {
-  if (!BASE64.test(text)) return null;
-  const standard = text.replace(/=+$/, "").replaceAll("-", "+").replaceAll("_", "/");
-  // A length of 1 mod 4 is no whole number of bytes.
-  if (standard.length % 4 === 1) return null;
-  try {
-    const binary = atob(standard.padEnd(Math.ceil(standard.length / 4) * 4, "="));
-    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
-
-/** Canonical base64url: URL-safe alphabet, no padding. */
-export function encodeBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
+export { decodeBase64Url, encodeBase64Url };
 
 /** Bytes of an uncompressed P-256 point: 0x04, then x and y of 32 bytes each. */
 export const P256_POINT_BYTES = 65;

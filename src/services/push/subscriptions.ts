@@ -113,13 +113,14 @@ export async function listPushSubscriptions(ctx: UserContext, window: PageWindow
   };
   const [rows, counts] = await batchAll<[SubscriptionRecord, { total: number }]>(
     ctx.db,
-    listingQueries(
+    await listingQueries(
+      ctx,
       listing,
       { select: sql`SELECT ${COLUMNS}`, from: sql`FROM push_subscriptions`, where: sql`user_id = ${ctx.actor.userId}` },
       window,
     ),
   );
-  return readPage(listing, rows, counts, window, present);
+  return readPage(ctx, listing, rows, counts, window, present);
 }
 
 /** Removes the caller's subscription (its pending deliveries go with it); another user's is a 404. */

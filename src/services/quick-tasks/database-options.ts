@@ -84,7 +84,7 @@ export async function listDatabaseOptions(ctx: UserContext, window: PageWindow):
       { expression: sql`o.page_id`, direction: "asc", nulls: "first" },
     ],
   };
-  const [pageQuery, countQuery] = listingQueries(listing, { select, from, where: sql`1` }, window);
+  const [pageQuery, countQuery] = await listingQueries(ctx, listing, { select, from, where: sql`1` }, window);
   const [rows, counts, settings] = await batchAll<
     [OptionRow, { total: number }, Pick<SettingsRecord, "quick_task_database_id" | "tasks_database_id">]
   >(ctx.db, [
@@ -93,7 +93,7 @@ export async function listDatabaseOptions(ctx: UserContext, window: PageWindow):
     sql`SELECT quick_task_database_id, tasks_database_id FROM user_settings WHERE user_id = ${userId}`,
   ]);
   const saved = settings[0];
-  return readPage(listing, rows, counts, window, (row): DatabaseOption => {
+  return readPage(ctx, listing, rows, counts, window, (row): DatabaseOption => {
     const databaseTitle = titleOf(row.database_properties);
     const pageTitle = row.page_id ? titleOf(row.page_properties) : null;
     return {

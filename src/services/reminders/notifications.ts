@@ -60,13 +60,14 @@ export async function listNotifications(
       { expression: sql`n.id`, direction: "asc" },
     ],
   };
-  const [page, count] = listingQueries(
+  const [page, count] = await listingQueries(
+    ctx,
     listing,
     { select: SELECT, from: sql`FROM notifications n`, where: sql.join(conditions, sql` AND `) },
     window,
   );
   const [rows, counts] = await batchAll<[NotificationRow, { total: number }]>(ctx.db, [page, count]);
-  return readPage(listing, rows, counts, window, present);
+  return readPage(ctx, listing, rows, counts, window, present);
 }
 
 /** Marks the notification read; one already read keeps its first `read_at`. */

@@ -249,13 +249,14 @@ export async function listDueReminders(
 }
 
 async function listWhere(ctx: UserContext, listing: Listing, where: SQL, window: PageWindow): Promise<Page<Reminder>> {
-  const [page, count] = listingQueries(
+  const [page, count] = await listingQueries(
+    ctx,
     listing,
     { select: sql`SELECT r.*`, from: sql`FROM reminders r`, where },
     window,
   );
   const [rows, counts] = await batchAll<[ReminderRecord, { total: number }]>(ctx.db, [page, count]);
-  return readPage(listing, rows, counts, window, presentReminder);
+  return readPage(ctx, listing, rows, counts, window, presentReminder);
 }
 
 const ownReminder = (ctx: UserContext, id: string): SQL =>

@@ -213,10 +213,15 @@ export async function listInstances(
     AND EXISTS (SELECT 1 FROM blocks a WHERE a.id = s.instance_block_id AND ${visibleTo(ctx.actor, "a")})`;
   const [sources, records, counts] = await batchAll<[{ id: string }, SyncedBlock, { total: number }]>(ctx.db, [
     sql`SELECT b.id FROM blocks b WHERE b.id = ${sourceBlockId} AND ${visibleTo(ctx.actor)}`,
-    ...listingQueries(listing, { select: sql`SELECT s.*`, from: sql`FROM synced_blocks s`, where }, window),
+    ...(await listingQueries(
+      ctx,
+      listing,
+      { select: sql`SELECT s.*`, from: sql`FROM synced_blocks s`, where },
+      window,
+    )),
   ]);
   if (sources.length === 0) throw blockNotFound(sourceBlockId);
-  return readPage(listing, records, counts, window, (record) => record);
+  return readPage(ctx, listing, records, counts, window, (record) => record);
 }
 
 /** The instance stops following its source and keeps its content; unlinking twice changes nothing. */

@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ROW_CURSOR_INLINE_MAX } from "../../../src/services/databases/row-index";
+import { encodeRowCursor, ROW_CURSOR_INLINE_MAX } from "../../../src/services/databases/row-index";
 import { DRIVEN_MATCHES_MAX } from "../../../src/services/databases/row-query";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
+import { assembleCursor, contextOf, cursorParts } from "../../helpers/cursor-matrix";
 import {
   addProperty,
   createDatabase,
@@ -539,24 +540,22 @@ describe("cursors of row queries", () => {
     const database = await seededDatabase(user);
     const sorted = { sorts: [{ property: "Priority", direction: "asc" }], limit: 2 };
     const given = (await queryRows(user, database.id, sorted)).headers.get("X-Next-Cursor") ?? "";
-    const decoded = JSON.parse(atob(given.replaceAll("-", "+").replaceAll("_", "/"))) as { q: string; k: unknown[] };
-    const [sortValue, position, seq] = decoded.k;
-    const encode = (body: unknown) =>
-      btoa(JSON.stringify(body)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+    const { payload, tag } = cursorParts(given);
+    const [sortValue, position, seq] = payload.k as unknown[];
     // The untouched cursor continues; each alteration is refused.
-    expect((await queryRows(user, database.id, { ...sorted, cursor: encode(decoded) })).status).toBe(200);
+    expect((await queryRows(user, database.id, { ...sorted, cursor: assembleCursor(payload, tag) })).status).toBe(200);
     for (const body of [
-      { q: decoded.q, k: [sortValue] },
-      { q: decoded.q, k: [sortValue, position] },
-      { q: decoded.q, k: [sortValue, position, seq, 1] },
-      { q: decoded.q, k: [sortValue, "abc", seq] },
-      { q: decoded.q, k: [sortValue, position, "x"] },
-      { q: decoded.q, k: [sortValue, position, 1.5] },
-      { q: decoded.q, k: [null, null, null] },
-      { q: decoded.q, k: decoded.k, extra: 1 },
-      { q: decoded.q, k: decoded.k, o: 2 },
+      { ...payload, k: [sortValue] },
+      { ...payload, k: [sortValue, position] },
+      { ...payload, k: [sortValue, position, seq, 1] },
+      { ...payload, k: [sortValue, "abc", seq] },
+      { ...payload, k: [sortValue, position, "x"] },
+      { ...payload, k: [sortValue, position, 1.5] },
+      { ...payload, k: [null, null, null] },
+      { ...payload, extra: 1 },
+      { ...payload, o: 2 },
     ]) {
-      const res = await queryRows(user, database.id, { ...sorted, cursor: encode(body) });
+      const res = await queryRows(user, database.id, { ...sorted, cursor: assembleCursor(body, tag) });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toMatchObject({ details: { parameter: "cursor" } });
     }
@@ -566,13 +565,11 @@ describe("cursors of row queries", () => {
     const user = await createUser();
     const database = await seededDatabase(user);
     const given = (await queryRows(user, database.id, { limit: 2 })).headers.get("X-Next-Cursor") ?? "";
-    const decoded = JSON.parse(atob(given.replaceAll("-", "+").replaceAll("_", "/"))) as { q: string; k: unknown[] };
-    const [position, seq] = decoded.k;
-    const encode = (body: unknown) =>
-      btoa(JSON.stringify(body)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-    expect((await queryRows(user, database.id, { limit: 2, cursor: encode(decoded) })).status).toBe(200);
+    const { payload, tag } = cursorParts(given);
+    const [position, seq] = payload.k as unknown[];
+    expect((await queryRows(user, database.id, { limit: 2, cursor: assembleCursor(payload, tag) })).status).toBe(200);
     for (const k of [[position], [position, seq, 1], ["1", seq], [position, "2"], [null, seq], [position, null]]) {
-      const res = await queryRows(user, database.id, { limit: 2, cursor: encode({ q: decoded.q, k }) });
+      const res = await queryRows(user, database.id, { limit: 2, cursor: assembleCursor({ ...payload, k }, tag) });
       expect(res.status, JSON.stringify(k)).toBe(400);
       expect(res.body).toMatchObject({ details: { parameter: "cursor" } });
     }
@@ -613,6 +610,94 @@ describe("cursors of row queries", () => {
     const after = await queryRows(user, database.id, { sorts, limit: 2, cursor: page.headers.get("X-Next-Cursor") });
     expectErrorBody(after, 400);
     expect(after.body).toMatchObject({ details: { parameter: "cursor" } });
+  });
+
+  it("continue after a sort value of 600,000 characters (the cursor names the row)", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    for (const tail of ["b", "a", "c"])
+      await createRow(user, database.id, { title: tail, Notes: `${"x".repeat(600_000)}${tail}` });
+    const sorts = [{ property: "Notes", direction: "asc" }];
+    const first = await queryRows(user, database.id, { sorts, limit: 1 });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect((first.headers.get("X-Next-Cursor") ?? "").length).toBeLessThanOrEqual(ROW_CURSOR_INLINE_MAX);
+    const titles = async (ids: string[]) =>
+      Promise.all(
+        ids.map(async (id) => (await api<Row>(`/api/v1/pages/${id}`, { auth: user })).body.properties_by_name?.title),
+      );
+    expect(await titles(await walkByCursor(user, database.id, { sorts, limit: 1 }))).toEqual(["a", "b", "c"]);
+  });
+
+  it("400 for a forged cursor naming another user's hidden row of a shared database: no order against it", async () => {
+    const owner = await createUser();
+    const prober = await createUser();
+    const database = await createDatabase(owner, { properties: [] });
+    await env.DB.prepare("UPDATE blocks SET created_by = NULL WHERE id = ?").bind(database.id).run();
+    const hidden = await createRow(owner, database.id, { title: "k private" });
+    for (const title of ["a probe", "m probe", "z probe"]) await createRow(prober, database.id, { title });
+    const seq = (await env.DB.prepare("SELECT seq FROM blocks WHERE id = ?").bind(hidden.id).first<{ seq: number }>())
+      ?.seq as number;
+    const sorts = [{ property: "title", direction: "asc" }];
+    const own = await queryRows(prober, database.id, { sorts, limit: 1 });
+    expect(own.body.map((row) => row.properties_by_name?.title)).toEqual(["a probe"]);
+    // A cursor naming the row by seq, as the query's own cursors once were (base64url of {q, r}: q a
+    // hash anyone can compute), and the prober's own cursor made to name it.
+    let hash = 0x811c9dc5;
+    for (const char of JSON.stringify([database.id, [], sorts])) {
+      hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
+    }
+    const unsigned = btoa(JSON.stringify({ q: hash.toString(36), r: seq }))
+      .replaceAll("+", "-")
+      .replaceAll("/", "_")
+      .replace(/=+$/, "");
+    const forged = [unsigned];
+    const given = own.headers.get("X-Next-Cursor") ?? "";
+    try {
+      const { payload, tag } = cursorParts(given);
+      forged.push(assembleCursor({ l: payload.l, f: payload.f, r: seq }, tag));
+    } catch {
+      // A cursor of no signed form: the unsigned forgery is the whole probe.
+    }
+    for (const cursor of forged) {
+      const res = await queryRows(prober, database.id, { sorts, limit: 1, cursor });
+      // Answered, the page after the hidden row would say where its title sorts among the prober's
+      // own ("m probe": the hidden title is between "a probe" and "m probe").
+      expectErrorBody(res, 400);
+      expect(res.body).toMatchObject({ details: { parameter: "cursor" } });
+    }
+  });
+
+  it("a cursor naming a row is read under the query's conditions: a row the query would not return is a 400", async () => {
+    const owner = await createUser();
+    const reader = await createUser();
+    const database = await createDatabase(owner);
+    await env.DB.prepare("UPDATE blocks SET created_by = NULL WHERE id = ?").bind(database.id).run();
+    const shared = async (title: string, properties: Record<string, unknown>) => {
+      const row = await createRow(owner, database.id, { title, ...properties });
+      await env.DB.prepare("UPDATE blocks SET created_by = NULL WHERE id = ?").bind(row.id).run();
+      return row;
+    };
+    const seqOf = async (id: string) =>
+      (await env.DB.prepare("SELECT seq FROM blocks WHERE id = ?").bind(id).first<{ seq: number }>())?.seq as number;
+    const matching = await shared("a", { Urgent: true });
+    const filteredOut = await shared("b", { Urgent: false });
+    const trashed = await shared("c", { Urgent: true });
+    await shared("d", { Urgent: true });
+    expect((await api(`/api/v1/blocks/${trashed.id}/trash`, { method: "POST", auth: owner })).status).toBe(200);
+    const hidden = await createRow(owner, database.id, { title: "e", Urgent: true });
+    const filters = [{ property: "Urgent", operator: "equals", value: true }] as const;
+    const sorts = [{ property: "title", direction: "asc" }] as const;
+    // Cursors the server itself signed for the reader, naming each row: only the one the query returns continues.
+    const naming = async (id: string) =>
+      encodeRowCursor(contextOf(reader.id), database.id, [...filters], [...sorts], { row: await seqOf(id) });
+    const next = await queryRows(reader, database.id, { filters, sorts, cursor: await naming(matching.id) });
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(next.body.map((row) => row.properties_by_name?.title)).toEqual(["d"]);
+    for (const row of [filteredOut, trashed, hidden]) {
+      const res = await queryRows(reader, database.id, { filters, sorts, cursor: await naming(row.id) });
+      expectErrorBody(res, 400);
+      expect(res.body).toMatchObject({ details: { parameter: "cursor" } });
+    }
   });
 
   it("400 for a cursor with an offset", async () => {
