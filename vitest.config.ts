@@ -27,6 +27,10 @@ export default defineConfig(async () => {
     test: {
       include: ["test/**/*.test.ts"],
       setupFiles: ["./test/setup.ts"],
+      // Generous, because a loaded 2-core machine runs the heavy tests (1 MiB content, 9 MiB
+      // uploads, 100k-row walks) several times slower than a quiet one; work that grows with the
+      // square of its input still takes minutes there (test/services/content/linear-time.test.ts).
+      testTimeout: 60_000,
     },
   };
 });

@@ -13,7 +13,7 @@ import { contentToPdf } from "../../../src/services/content/pdf";
 
 /**
  * Worst cases of about 1 MiB for every content path: long runs of one character, openers that
- * never close, deep nesting, many lines. Each has to finish well inside the test timeout; work
+ * never close, deep nesting, many lines. Each has to finish well inside the test timeout (60 s, vitest.config.ts); work
  * that grows with the square of the input (regex backtracking, a scan to the end of the text
  * from every position) takes minutes at this size. The outputs are checked too.
  */
