@@ -13,11 +13,13 @@ export const importNotes = defineRoute({
   method: "post",
   path: "/notes-import",
   tags: ["Notes import"],
-  access: "open",
-  // Each call pushes to a third party: counted per client address.
-  rateLimit: { binding: "OPEN_ROUTE_LIMITER", per: "client", retryAfterSeconds: 60 },
-  summary: "Send a transcription to the notes tool (open)",
-  description: `Pushes \`{transcriptionText, title}\` to the configured notes tool: one JSON POST to its webhook (NOTES_WEBHOOK_URL), signed with NOTES_WEBHOOK_SECRET (\`X-Notes-Timestamp\` and \`X-Notes-Signature: sha256=<hex of HMAC-SHA256(secret, "<timestamp>.<body>")>\`), carrying \`id\`, \`type: "transcription"\`, \`title\`, \`transcriptionText\` and \`created_at\`. Answers 200 when the tool accepts it (any 2xx). Needs no credential and is rate limited per client address (429 with \`Retry-After\`). 400 when \`transcriptionText\` is missing, empty, only white space or longer than ${NOTES_TEXT_MAX_CHARACTERS.toLocaleString("en")} characters (\`title\` is optional); 500 \`upstream_failed\` when the tool refuses it (any other status, a redirect), times out or cannot be reached; the same 500 when no webhook is configured (\`details.setting\` names what to set).`,
+  // The service signs what it delivers: only a user's credential with the `write` scope (the
+  // default for a POST) may have it deliver something.
+  access: "user",
+  // Each call pushes to a third party: counted per user.
+  rateLimit: { binding: "OPEN_ROUTE_LIMITER", per: "user", retryAfterSeconds: 60 },
+  summary: "Send a transcription to the notes tool",
+  description: `Pushes \`{transcriptionText, title}\` to the configured notes tool: one JSON POST to its webhook (NOTES_WEBHOOK_URL), signed with NOTES_WEBHOOK_SECRET (\`X-Notes-Timestamp\` and \`X-Notes-Signature: sha256=<hex of HMAC-SHA256(secret, "<timestamp>.<body>")>\`), carrying \`id\`, \`type: "transcription"\`, \`title\`, \`transcriptionText\`, \`user_id\` (the caller) and \`created_at\`. Answers 200 when the tool accepts it (any 2xx). Needs an API key with the \`write\` scope or an app session, and is rate limited per user (429 with \`Retry-After\`). 400 when \`transcriptionText\` is missing, empty, only white space or longer than ${NOTES_TEXT_MAX_CHARACTERS.toLocaleString("en")} characters (\`title\` is optional); 500 \`upstream_failed\` when the tool refuses it (any other status, a redirect), times out or cannot be reached; the same 500 when no webhook is configured (\`details.setting\` names what to set).`,
   request: { body: jsonBody(NotesImportBody) },
   responses: {
     200: jsonContent(NotesImportResultSchema, "The notes tool accepted the note"),
