@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { sign } from "hono/jwt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app";
-import { createUser, newClientAddress, type TestUser } from "../../helpers/api";
+import { createUser, documentedResponses, newClientAddress, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, MALFORMED_AUTHORIZATION } from "../../helpers/auth-matrix";
 import { captureConsole } from "../../helpers/console";
 import { type FakedThirdParties, fakeThirdParties, untilAborted } from "../../helpers/third-party";
@@ -333,21 +333,26 @@ describe("a failing notes tool: 500 upstream_failed, with nothing of its URL, se
   });
 });
 
-describe("configuration: 500 upstream_failed naming the setting, and nothing is sent", () => {
+describe("not configured: 503 unavailable naming the setting, and nothing is sent", () => {
   beforeEach(() => {
     faked = accepting();
   });
   afterEach(() => {
     expect(faked?.requests).toHaveLength(0);
   });
+  it("the contract says so: 503 unavailable, and 500 only for a failing third party", async () => {
+    const responses = await documentedResponses(PATH);
+    expect(responses["503"]?.description).toMatch(/`code` unavailable/);
+    expect(responses["500"]?.description).not.toMatch(/configured/);
+  });
 
   it("no webhook URL (the default: wrangler.toml and .dev.vars.example leave it empty)", async () => {
     for (const overrides of [{ ...CONFIGURED, NOTES_WEBHOOK_URL: "" }, {}]) {
       const res = await send({ transcriptionText: "hello", title: "t" }, overrides);
-      expect(res.status).toBe(500);
+      expect(res.status).toBe(503);
       expect(res.body).toEqual({
         error: "Notes import is not configured on this server: set NOTES_WEBHOOK_URL, the notes tool's webhook",
-        code: "upstream_failed",
+        code: "unavailable",
         details: { setting: "NOTES_WEBHOOK_URL" },
       });
     }
@@ -355,8 +360,8 @@ describe("configuration: 500 upstream_failed naming the setting, and nothing is 
 
   it("no signing secret: notes are never sent unsigned", async () => {
     const res = await send({ transcriptionText: "hello" }, { ...CONFIGURED, NOTES_WEBHOOK_SECRET: "" });
-    expect(res.status).toBe(500);
-    expect(res.body).toMatchObject({ code: "upstream_failed", details: { setting: "NOTES_WEBHOOK_SECRET" } });
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: "unavailable", details: { setting: "NOTES_WEBHOOK_SECRET" } });
   });
 
   it.each([
@@ -365,8 +370,8 @@ describe("configuration: 500 upstream_failed naming the setting, and nothing is 
     ["credentials", "https://me:tok_c0ffee5ecret@hooks.notes.example.test/", /user name or password/],
   ])("a webhook URL with %s, never quoted back", async (_name, url, message) => {
     const res = await send({ transcriptionText: "hello" }, { ...CONFIGURED, NOTES_WEBHOOK_URL: url });
-    expect(res.status).toBe(500);
-    expect(res.body).toMatchObject({ code: "upstream_failed", details: { setting: "NOTES_WEBHOOK_URL" } });
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: "unavailable", details: { setting: "NOTES_WEBHOOK_URL" } });
     expect(res.body.error).toMatch(message);
     expect(res.text).not.toContain("tok_c0ffee5ecret");
   });
@@ -379,11 +384,11 @@ describe("configuration: 500 upstream_failed naming the setting, and nothing is 
       { ...production, NOTES_WEBHOOK_URL: "http://127.0.0.1:9000/notes" },
       deployed,
     );
-    expect(http.status).toBe(500);
+    expect(http.status).toBe(503);
     expect(http.body).toMatchObject({ details: { setting: "NOTES_WEBHOOK_URL" } });
 
     const weak = await send({ transcriptionText: "hello" }, { ...production, NOTES_WEBHOOK_SECRET: "short" }, deployed);
-    expect(weak.status).toBe(500);
+    expect(weak.status).toBe(503);
     expect(weak.body).toMatchObject({ details: { setting: "NOTES_WEBHOOK_SECRET" } });
     expect(weak.body.error).toMatch(/at least 32 characters/);
   });
