@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
@@ -75,6 +75,8 @@ export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit" |
 
 const routeScope = (spec: RouteSpec): ApiKeyScope => spec.scope ?? scopeForMethod(spec.method);
 const hasBody = (spec: RouteSpec) => spec.request?.body !== undefined;
+/** A body the caller may leave out (OpenAPI's `required` is false unless said). */
+const hasOptionalBody = (spec: RouteSpec) => hasBody(spec) && spec.request?.body?.required !== true;
 const hasInput = (spec: RouteSpec) =>
   hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
 
@@ -149,6 +151,33 @@ function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<App
   };
 }
 
+/** True when the request carries no bytes: no body, `Content-Length: 0`, or a stream that ends at once. */
+async function hasNoBytes(c: Context): Promise<boolean> {
+  const request = c.req.raw;
+  if (request.body === null) return true;
+  const length = request.headers.get("Content-Length");
+  if (length !== null && !request.headers.has("Transfer-Encoding")) return Number(length) === 0;
+  // Read through Hono's body cache: a body that has bytes is read from it by the validator.
+  return (await c.req.arrayBuffer()).byteLength === 0;
+}
+
+/**
+ * An empty body is no body. Many clients send `Content-Type: application/json` on every
+ * request; on a route whose body is optional, the validator would parse the nothing as JSON and
+ * answer 400. A request with no bytes loses its Content-Type (it describes nothing), so it is
+ * validated as a request without a body, whatever its Content-Type said. (Hono's own body limit
+ * replaces the request the same way.)
+ */
+const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
+  const request = c.req.raw;
+  if (request.headers.has("Content-Type") && (await hasNoBytes(c))) {
+    const headers = new Headers(request.headers);
+    headers.delete("Content-Type");
+    c.req.raw = new Request(request.url, { method: request.method, headers, signal: request.signal, cf: request.cf });
+  }
+  await next();
+};
+
 /**
  * Defines a route from one declaration: its access kind sets the contract's
  * `security`, its standard error responses and the middleware that enforces
@@ -173,6 +202,7 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
         },
       }),
     );
+    if (hasOptionalBody(spec)) middleware.push(emptyBodyIsNoBody);
   }
   return createRoute({
     ...config,

@@ -74,6 +74,15 @@ export async function api<T = unknown>(path: string, options: RequestOptions = {
   };
 }
 
+/** What the served contract documents as the answers of one operation, by status. */
+export async function documentedResponses(
+  path: string,
+  method = "post",
+): Promise<Record<string, { description: string } | undefined>> {
+  type Contract = { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+  return (await api<Contract>("/documentation/openapi.json")).body.paths[path]?.[method]?.responses ?? {};
+}
+
 /**
  * A client address (IPv6 documentation range) no other request uses: open routes count requests
  * per address, and per /64 for IPv6, so each address gets a /64 of its own.

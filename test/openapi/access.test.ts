@@ -25,9 +25,9 @@ const OPEN_OPERATIONS = [
   "GET /test",
   "POST /auth/complete",
   "POST /payments/webhook",
-  // Open as the contract declares them, rate limited per client address (OPEN_ROUTE_LIMITER).
+  // Open as the contract declares it, rate limited per client address (OPEN_ROUTE_LIMITER). Notes
+  // import is not open: the contract does not mark it so, and the service signs what it delivers.
   "POST /api/transcription/transcribe",
-  "POST /notes-import",
   // The five legacy AI paths: open as the contract declares them (the caller's own provider key is in
   // the body), rate limited per client address (OPEN_ROUTE_LIMITER).
   "POST /api/ai/openai",

@@ -29,7 +29,7 @@ export const transcribe = defineRoute({
   // Every call costs a transcription: counted per client address.
   rateLimit: { binding: "OPEN_ROUTE_LIMITER", per: "client", retryAfterSeconds: 60 },
   summary: "Transcribe a recording (open)",
-  description: `Turns speech into text. Multipart, one file part named \`audio\` (${ACCEPTED_AUDIO_NAMES.join(", ")}: what browsers and phones record); its bytes decide the format. Transcribed by Workers AI (\`${WORKERS_AI_WHISPER_MODEL}\`) when the deployment binds it, else by the OpenAI-compatible endpoint configured in TRANSCRIPTION_BASE_URL (OpenAI's \`whisper-1\` by default, or a local whisper server), within ${transcriptionTimeoutMs(env) / 1000} s (TRANSCRIPTION_TIMEOUT_SECONDS). Needs no credential and is rate limited per client address (429 with \`Retry-After\`). 400 without an \`audio\` file part, for an empty file, other fields, or bytes that are not one of those formats; 413 above ${MAX_AUDIO_BYTES} bytes (TRANSCRIPTION_MAX_BYTES); 415 for a body that is not multipart; 500 \`upstream_failed\` when transcription fails, and when nothing is configured to transcribe (\`details.setting\` names what to set; checked after the upload, so a caller's mistake is a 400 whatever the configuration).`,
+  description: `Turns speech into text. Multipart, one file part named \`audio\` (${ACCEPTED_AUDIO_NAMES.join(", ")}: what browsers and phones record); its bytes decide the format. Transcribed by Workers AI (\`${WORKERS_AI_WHISPER_MODEL}\`) when the deployment binds it, else by the OpenAI-compatible endpoint configured in TRANSCRIPTION_BASE_URL (OpenAI's \`whisper-1\` by default, or a local whisper server), within ${transcriptionTimeoutMs(env) / 1000} s (TRANSCRIPTION_TIMEOUT_SECONDS). Needs no credential and is rate limited per client address (429 with \`Retry-After\`). 400 without an \`audio\` file part, for an empty file, other fields, or bytes that are not one of those formats; 413 above ${MAX_AUDIO_BYTES} bytes (TRANSCRIPTION_MAX_BYTES); 415 for a body that is not multipart; 500 \`upstream_failed\` when transcription fails; 503 \`unavailable\` when nothing is configured to transcribe (\`details.setting\` names what to set; checked after the upload, so a caller's mistake is a 400 whatever the configuration).`,
   request: { body: audioUploadBody(MAX_AUDIO_BYTES) },
   bodyLimit: transcriptionBodyLimit(env),
   responses: {
@@ -56,8 +56,16 @@ export const transcribe = defineRoute({
       details: { accepted: ["multipart/form-data"] },
     }),
     500: errorWithExample(
-      "Transcription failed: the transcriber answered with an error status, timed out, could not be reached or answered something that is not a transcription, or none is configured on this server (`code` upstream_failed; the message names the transcriber and what happened, or the setting to set in `details.setting`, never its answer, address or key), or an unexpected failure (`code` internal). X-Request-Id identifies it",
+      "Transcription failed: the transcriber answered with an error status, timed out, could not be reached or answered something that is not a transcription (`code` upstream_failed; the message names the transcriber and what happened, never its answer, address or key), or an unexpected failure (`code` internal). X-Request-Id identifies it",
       { error: "transcription service answered with HTTP 429", code: "upstream_failed" },
+    ),
+    503: errorWithExample(
+      "Nothing is configured to transcribe on this server: no Workers AI binding and no usable TRANSCRIPTION_BASE_URL (`code` unavailable; `details.setting` names what to set). Nothing was sent anywhere",
+      {
+        error: "Transcription is not configured on this server: bind Workers AI as AI, or set TRANSCRIPTION_BASE_URL",
+        code: "unavailable",
+        details: { setting: "TRANSCRIPTION_BASE_URL" },
+      },
     ),
   },
 });

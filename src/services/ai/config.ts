@@ -1,6 +1,6 @@
 import type { RequestContext } from "../../lib/context";
-import { ApiError, badRequest } from "../../lib/errors";
-import { serviceUrl } from "../../lib/service-url";
+import { badRequest } from "../../lib/errors";
+import { notConfigured, serviceUrl } from "../../lib/service-url";
 import type { AiProvider, ProviderTarget } from "./types";
 
 /** The secret holding the server's own key of each provider (`wrangler secret put NAME`). */
@@ -21,12 +21,9 @@ const BASE_URL_SETTING = "OPENAI_COMPATIBLE_BASE_URL";
  */
 function compatibleBaseUrl(ctx: Pick<RequestContext, "env" | "local">): string {
   const configured = ctx.env.OPENAI_COMPATIBLE_BASE_URL?.trim();
-  const refuse = (problem: string) =>
-    new ApiError("unavailable", `The openai-compatible provider is not configured on this server: ${problem}`, {
-      setting: BASE_URL_SETTING,
-    });
+  const refuse = (problem: string) => notConfigured("The openai-compatible provider", BASE_URL_SETTING, problem);
   if (!configured) throw refuse(`set ${BASE_URL_SETTING} (e.g. http://127.0.0.1:11434/v1 for a local Ollama)`);
-  const url = serviceUrl(ctx, BASE_URL_SETTING, configured, "The openai-compatible provider", "unavailable");
+  const url = serviceUrl(ctx, BASE_URL_SETTING, configured, "The openai-compatible provider");
   if (url.search) throw refuse(`${BASE_URL_SETTING} must not carry a query string`);
   return url.href.replace(/\/+$/, "");
 }

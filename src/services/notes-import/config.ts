@@ -1,8 +1,7 @@
 import type { RequestContext } from "../../lib/context";
 import { allowsLocalShortcuts, boundedSetting } from "../../lib/environment";
-import { ApiError } from "../../lib/errors";
 import { MIN_SECRET_LENGTH } from "../../lib/secrets";
-import { serviceUrl } from "../../lib/service-url";
+import { notConfigured, serviceUrl } from "../../lib/service-url";
 
 // Where notes go: the notes tool's webhook (NOTES_WEBHOOK_URL, a secret: such URLs often carry
 // their own token), the key its requests are signed with (NOTES_WEBHOOK_SECRET), and how long it
@@ -30,13 +29,13 @@ export function notesWebhookTimeoutMs(env: Pick<Env, "NOTES_WEBHOOK_TIMEOUT_SECO
 }
 
 /**
- * The configured webhook, or a 500 `upstream_failed` naming the setting to fix: no URL, a URL that is
+ * The configured webhook, or a 503 `unavailable` naming the setting to fix: no URL, a URL that is
  * not https (http only to this machine during local work), no signing secret, or (outside local
  * work) one shorter than 32 characters.
  */
 export function configuredWebhook(ctx: Pick<RequestContext, "env" | "local">): NotesWebhook {
   const refuse = (setting: "NOTES_WEBHOOK_URL" | "NOTES_WEBHOOK_SECRET", problem: string) =>
-    new ApiError("upstream_failed", `Notes import is not configured on this server: ${problem}`, { setting });
+    notConfigured("Notes import", setting, problem);
   const address = ctx.env.NOTES_WEBHOOK_URL?.trim();
   if (!address) throw refuse("NOTES_WEBHOOK_URL", "set NOTES_WEBHOOK_URL, the notes tool's webhook");
   const url = serviceUrl(ctx, "NOTES_WEBHOOK_URL", address, "Notes import");

@@ -1,4 +1,4 @@
-import type { RequestContext } from "../../lib/context";
+import type { UserContext } from "../../lib/context";
 import { callThirdParty } from "../../lib/outbound";
 import type { NotesImportInput, NotesImportResult } from "../../schemas/notes-import";
 import { configuredWebhook } from "./config";
@@ -19,6 +19,8 @@ export interface NotesWebhookPayload {
   type: "transcription";
   title: string;
   transcriptionText: string;
+  /** The id of the user who sent it: the tool files each user's notes apart, and the signature vouches for it. */
+  user_id: string;
   /** When it was sent, ISO-8601 UTC. */
   created_at: string;
 }
@@ -29,7 +31,7 @@ export function noteTitle(title: string | null | undefined, now: Date): string {
   return given || `Transcription ${now.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-export async function importNotes(ctx: RequestContext, input: NotesImportInput): Promise<NotesImportResult> {
+export async function importNotes(ctx: UserContext, input: NotesImportInput): Promise<NotesImportResult> {
   const webhook = configuredWebhook(ctx);
   const now = ctx.now();
   const payload: NotesWebhookPayload = {
@@ -37,6 +39,7 @@ export async function importNotes(ctx: RequestContext, input: NotesImportInput):
     type: "transcription",
     title: noteTitle(input.title, now),
     transcriptionText: input.transcriptionText,
+    user_id: ctx.actor.userId,
     created_at: now.toISOString(),
   };
   const body = JSON.stringify(payload);

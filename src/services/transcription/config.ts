@@ -1,7 +1,6 @@
 import type { RequestContext } from "../../lib/context";
 import { boundedSetting } from "../../lib/environment";
-import { ApiError } from "../../lib/errors";
-import { serviceUrl } from "../../lib/service-url";
+import { notConfigured, serviceUrl } from "../../lib/service-url";
 import { MULTIPART_ALLOWANCE_BYTES } from "../media/config";
 
 // What transcription is configured with: which transcriber (the Workers AI binding when one is
@@ -62,7 +61,7 @@ export const transcriptionTimeoutMs = (env: Pick<Env, "TRANSCRIPTION_TIMEOUT_SEC
 
 /**
  * Who transcribes: Workers AI when the `AI` binding is there, else the OpenAI-compatible endpoint
- * at TRANSCRIPTION_BASE_URL; with neither, a 500 `upstream_failed` naming TRANSCRIPTION_BASE_URL.
+ * at TRANSCRIPTION_BASE_URL; with neither, a 503 `unavailable` naming TRANSCRIPTION_BASE_URL.
  */
 export function configuredTranscriber(ctx: Pick<RequestContext, "env" | "local">): Transcriber {
   const env = ctx.env as Env & TranscriptionBindings;
@@ -72,10 +71,10 @@ export function configuredTranscriber(ctx: Pick<RequestContext, "env" | "local">
   }
   const base = env.TRANSCRIPTION_BASE_URL?.trim();
   if (!base) {
-    throw new ApiError(
-      "upstream_failed",
-      "Transcription is not configured on this server: bind Workers AI as AI, or set TRANSCRIPTION_BASE_URL",
-      { setting: "TRANSCRIPTION_BASE_URL" },
+    throw notConfigured(
+      "Transcription",
+      "TRANSCRIPTION_BASE_URL",
+      "bind Workers AI as AI, or set TRANSCRIPTION_BASE_URL",
     );
   }
   const endpoint = serviceUrl(ctx, "TRANSCRIPTION_BASE_URL", base, "Transcription");

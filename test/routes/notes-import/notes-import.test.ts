@@ -1,7 +1,9 @@
 import { createExecutionContext, env } from "cloudflare:test";
+import { sign } from "hono/jwt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app";
-import { newClientAddress } from "../../helpers/api";
+import { createUser, documentedResponses, newClientAddress, type TestUser } from "../../helpers/api";
+import { describeAuthMatrix, MALFORMED_AUTHORIZATION } from "../../helpers/auth-matrix";
 import { captureConsole } from "../../helpers/console";
 import { type FakedThirdParties, fakeThirdParties, untilAborted } from "../../helpers/third-party";
 
@@ -27,16 +29,28 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
+/**
+ * Sends a note as `options.user` (a new user when not given), or with the given Authorization
+ * header (`null`: none).
+ */
 async function send(
   body: unknown,
   overrides: Partial<Env> = CONFIGURED,
-  options: { client?: string; url?: string } = {},
+  options: { client?: string; url?: string; user?: TestUser; authorization?: string | null } = {},
 ): Promise<Answer> {
+  const authorization =
+    options.authorization !== undefined
+      ? options.authorization
+      : `Bearer ${(options.user ?? (await createUser())).key}`;
   const response = await createApp().request(
     options.url ?? PATH,
     {
       method: "POST",
-      headers: { "Content-Type": "application/json", "CF-Connecting-IP": options.client ?? clientAddress() },
+      headers: {
+        "Content-Type": "application/json",
+        "CF-Connecting-IP": options.client ?? clientAddress(),
+        ...(authorization === null ? {} : { Authorization: authorization }),
+      },
       body: typeof body === "string" ? body : JSON.stringify(body),
     },
     { ...env, ...overrides } as Env,
@@ -85,10 +99,17 @@ const consoleOutput = () => logs.lines.join("\n");
 const accepting = (status = 200) => fakeThirdParties(() => new Response(status === 204 ? null : "ok", { status }));
 
 describe("POST /notes-import", () => {
-  it("posts the note as signed JSON to the webhook and answers success", async () => {
+  it("posts the note as signed JSON to the webhook, naming the user who sent it, and answers success", async () => {
     faked = accepting();
+    const user = await createUser();
     const before = Math.floor(Date.now() / 1000);
-    const res = await send({ transcriptionText: "Call the dentist at nine.\nBuy milk.", title: "  Errands  " });
+    const res = await send(
+      { transcriptionText: "Call the dentist at nine.\nBuy milk.", title: "  Errands  " },
+      CONFIGURED,
+      {
+        user,
+      },
+    );
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ success: true, message: "Sent to the notes tool" });
 
@@ -104,6 +125,7 @@ describe("POST /notes-import", () => {
       type: "transcription",
       title: "Errands",
       transcriptionText: "Call the dentist at nine.\nBuy milk.",
+      user_id: user.id,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
 
@@ -178,6 +200,45 @@ describe("POST /notes-import", () => {
     );
     expect(res.status, res.text).toBe(200);
     expect((faked.requests[0] as Request).url).toBe("http://localhost:9000/notes");
+  });
+});
+
+describeAuthMatrix({
+  name: "POST /notes-import",
+  method: "POST",
+  path: () => PATH,
+  body: { transcriptionText: "hello" },
+});
+
+describe("who may send: a user's credential with the write scope, and nothing reaches the tool otherwise", () => {
+  it("401 without a credential or with a malformed one", async () => {
+    faked = accepting();
+    for (const authorization of [null, ...MALFORMED_AUTHORIZATION]) {
+      const res = await send({ transcriptionText: "deliver me", title: "t" }, CONFIGURED, { authorization });
+      expect(res.status, `${authorization}: ${res.text}`).toBe(401);
+      expect(res.body).toMatchObject({ code: "unauthorized" });
+      expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+    }
+    expect(faked.requests).toHaveLength(0);
+  });
+
+  it("403 for a read-only API key", async () => {
+    faked = accepting();
+    const user = await createUser();
+    await env.DB.prepare("UPDATE api_keys SET scopes = 'read' WHERE user_id = ?").bind(user.id).run();
+    const res = await send({ transcriptionText: "deliver me" }, CONFIGURED, { user });
+    expect(res.status, res.text).toBe(403);
+    expect(res.body).toMatchObject({ code: "forbidden" });
+    expect(faked.requests).toHaveLength(0);
+  });
+
+  it("an app session may send too", async () => {
+    faked = accepting();
+    const user = await createUser();
+    const token = await sign({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 60 }, env.SESSION_SECRET ?? "");
+    const res = await send({ transcriptionText: "from the app" }, CONFIGURED, { authorization: `Bearer ${token}` });
+    expect(res.status, res.text).toBe(200);
+    expect(JSON.parse(await (faked.requests[0] as Request).text())).toMatchObject({ user_id: user.id });
   });
 });
 
@@ -272,21 +333,26 @@ describe("a failing notes tool: 500 upstream_failed, with nothing of its URL, se
   });
 });
 
-describe("configuration: 500 upstream_failed naming the setting, and nothing is sent", () => {
+describe("not configured: 503 unavailable naming the setting, and nothing is sent", () => {
   beforeEach(() => {
     faked = accepting();
   });
   afterEach(() => {
     expect(faked?.requests).toHaveLength(0);
   });
+  it("the contract says so: 503 unavailable, and 500 only for a failing third party", async () => {
+    const responses = await documentedResponses(PATH);
+    expect(responses["503"]?.description).toMatch(/`code` unavailable/);
+    expect(responses["500"]?.description).not.toMatch(/configured/);
+  });
 
   it("no webhook URL (the default: wrangler.toml and .dev.vars.example leave it empty)", async () => {
     for (const overrides of [{ ...CONFIGURED, NOTES_WEBHOOK_URL: "" }, {}]) {
       const res = await send({ transcriptionText: "hello", title: "t" }, overrides);
-      expect(res.status).toBe(500);
+      expect(res.status).toBe(503);
       expect(res.body).toEqual({
         error: "Notes import is not configured on this server: set NOTES_WEBHOOK_URL, the notes tool's webhook",
-        code: "upstream_failed",
+        code: "unavailable",
         details: { setting: "NOTES_WEBHOOK_URL" },
       });
     }
@@ -294,8 +360,8 @@ describe("configuration: 500 upstream_failed naming the setting, and nothing is 
 
   it("no signing secret: notes are never sent unsigned", async () => {
     const res = await send({ transcriptionText: "hello" }, { ...CONFIGURED, NOTES_WEBHOOK_SECRET: "" });
-    expect(res.status).toBe(500);
-    expect(res.body).toMatchObject({ code: "upstream_failed", details: { setting: "NOTES_WEBHOOK_SECRET" } });
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: "unavailable", details: { setting: "NOTES_WEBHOOK_SECRET" } });
   });
 
   it.each([
@@ -304,8 +370,8 @@ describe("configuration: 500 upstream_failed naming the setting, and nothing is 
     ["credentials", "https://me:tok_c0ffee5ecret@hooks.notes.example.test/", /user name or password/],
   ])("a webhook URL with %s, never quoted back", async (_name, url, message) => {
     const res = await send({ transcriptionText: "hello" }, { ...CONFIGURED, NOTES_WEBHOOK_URL: url });
-    expect(res.status).toBe(500);
-    expect(res.body).toMatchObject({ code: "upstream_failed", details: { setting: "NOTES_WEBHOOK_URL" } });
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: "unavailable", details: { setting: "NOTES_WEBHOOK_URL" } });
     expect(res.body.error).toMatch(message);
     expect(res.text).not.toContain("tok_c0ffee5ecret");
   });
@@ -318,27 +384,30 @@ describe("configuration: 500 upstream_failed naming the setting, and nothing is 
       { ...production, NOTES_WEBHOOK_URL: "http://127.0.0.1:9000/notes" },
       deployed,
     );
-    expect(http.status).toBe(500);
+    expect(http.status).toBe(503);
     expect(http.body).toMatchObject({ details: { setting: "NOTES_WEBHOOK_URL" } });
 
     const weak = await send({ transcriptionText: "hello" }, { ...production, NOTES_WEBHOOK_SECRET: "short" }, deployed);
-    expect(weak.status).toBe(500);
+    expect(weak.status).toBe(503);
     expect(weak.body).toMatchObject({ details: { setting: "NOTES_WEBHOOK_SECRET" } });
     expect(weak.body.error).toMatch(/at least 32 characters/);
   });
 });
 
-describe("the open-route rate limit", () => {
-  it("past 30 requests a minute from one client address, a 429 with Retry-After, and nothing more is sent", async () => {
+describe("the rate limit, per user", () => {
+  it("past 30 requests a minute from one user (from any address), a 429 with Retry-After, and nothing more is sent", async () => {
     faked = accepting();
-    const client = clientAddress();
+    const user = await createUser();
     for (let i = 0; i < 30; i++)
-      expect((await send({ transcriptionText: `note ${i}` }, CONFIGURED, { client })).status).toBe(200);
-    const refused = await send({ transcriptionText: "one too many" }, CONFIGURED, { client });
+      expect((await send({ transcriptionText: `note ${i}` }, CONFIGURED, { user })).status).toBe(200);
+    const refused = await send({ transcriptionText: "one too many" }, CONFIGURED, { user });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("Retry-After")).toBe("60");
     expect(refused.body).toMatchObject({ code: "rate_limited", details: { retry_after_seconds: 60 } });
     expect(faked.requests).toHaveLength(30);
-    expect((await send({ transcriptionText: "another client" })).status).toBe(200);
+    // Another user is counted on their own, from the same address too.
+    const client = clientAddress();
+    expect((await send({ transcriptionText: "another user" }, CONFIGURED, { client })).status).toBe(200);
+    expect((await send({ transcriptionText: "and another" }, CONFIGURED, { client })).status).toBe(200);
   });
 });

@@ -9,9 +9,9 @@ describe("the webhook signature", () => {
   it("matches the documented test vector (computed independently with Node's crypto)", async () => {
     // node -e 'crypto.createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")'
     const body =
-      '{"id":"00000000-0000-4000-8000-000000000000","type":"transcription","title":"Errands","transcriptionText":"Buy milk.","created_at":"2026-11-20T09:30:00.000Z"}';
+      '{"id":"00000000-0000-4000-8000-000000000000","type":"transcription","title":"Errands","transcriptionText":"Buy milk.","user_id":"7c9e6679-7425-40de-944b-e07fc1f90ae7","created_at":"2026-11-20T09:30:00.000Z"}';
     expect(await signNotesRequest("whsec-notes-test-0123456789abcdef0123456789", 1795167000, body)).toBe(
-      "sha256=8900f3bdb866e4bca803086d43fe8fe38610e98ca5317e125b8a19005d8ec587",
+      "sha256=bbf293cd290c5f66308ba7f7acc2ddbd6e5a4c3e84b6e12128cccec4318bc8d0",
     );
   });
 

@@ -7,7 +7,7 @@ import {
   type TranscriptionBindings,
   WORKERS_AI_WHISPER_MODEL,
 } from "../../../src/services/transcription/config";
-import { newClientAddress } from "../../helpers/api";
+import { documentedResponses, newClientAddress } from "../../helpers/api";
 import { captureConsole } from "../../helpers/console";
 import { type FakedThirdParties, fakeThirdParties, untilAborted } from "../../helpers/third-party";
 import { ACCEPTED_RECORDINGS, PDF_BYTES, PNG_BYTES, TEXT_BYTES, THREE_GP_BYTES, wavBytes } from "./audio-fixtures";
@@ -362,14 +362,20 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
   });
 });
 
-describe("configuration", () => {
-  it("500 upstream_failed naming TRANSCRIPTION_BASE_URL when nothing can transcribe; a caller's mistake is still a 400", async () => {
+describe("not configured: 503 unavailable naming the setting, and nothing is sent", () => {
+  it("the contract says so: 503 unavailable, and 500 only for a failing third party", async () => {
+    const responses = await documentedResponses(PATH);
+    expect(responses["503"]?.description).toMatch(/`code` unavailable/);
+    expect(responses["500"]?.description).not.toMatch(/configured/);
+  });
+
+  it("503 unavailable naming TRANSCRIPTION_BASE_URL when nothing can transcribe; a caller's mistake is still a 400", async () => {
     faked = answering("never");
     const res = await send({ body: audioForm(wavBytes()) }, { ...CONFIGURED, TRANSCRIPTION_BASE_URL: "" });
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
     expect(res.body).toEqual({
       error: "Transcription is not configured on this server: bind Workers AI as AI, or set TRANSCRIPTION_BASE_URL",
-      code: "upstream_failed",
+      code: "unavailable",
       details: { setting: "TRANSCRIPTION_BASE_URL" },
     });
     const noFile = await send({ body: new FormData() }, { ...CONFIGURED, TRANSCRIPTION_BASE_URL: "" });
@@ -379,7 +385,7 @@ describe("configuration", () => {
 
   it("is not configured by default (wrangler.toml leaves TRANSCRIPTION_BASE_URL empty)", async () => {
     const res = await transcribe(wavBytes(), {});
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
   });
 
   it.each([
@@ -387,11 +393,11 @@ describe("configuration", () => {
     ["not a URL", "transcribe.example.test/v1", /is not a URL/],
     ["credentials in the URL", `https://user:${API_KEY}@transcribe.example.test/v1`, /user name or password/],
     ["another scheme", "ftp://transcribe.example.test/v1", /must be an https URL/],
-  ])("500 for a TRANSCRIPTION_BASE_URL with %s, without quoting it", async (_name, url, message) => {
+  ])("503 for a TRANSCRIPTION_BASE_URL with %s, without quoting it", async (_name, url, message) => {
     faked = answering("never");
     const res = await transcribe(wavBytes(), { ...CONFIGURED, TRANSCRIPTION_BASE_URL: url });
-    expect(res.status).toBe(500);
-    expect(res.body).toMatchObject({ code: "upstream_failed", details: { setting: "TRANSCRIPTION_BASE_URL" } });
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: "unavailable", details: { setting: "TRANSCRIPTION_BASE_URL" } });
     expect(res.body.error).toMatch(message);
     expect(res.text).not.toContain("transcribe.example.test");
     expect(res.text).not.toContain(API_KEY);
@@ -407,9 +413,9 @@ describe("configuration", () => {
       { ...env, ...CONFIGURED, ENVIRONMENT: "production", TRANSCRIPTION_BASE_URL: "http://127.0.0.1:8000/v1" } as Env,
       createExecutionContext(),
     );
-    expect(response.status).toBe(500);
+    expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({
-      code: "upstream_failed",
+      code: "unavailable",
       details: { setting: "TRANSCRIPTION_BASE_URL" },
     });
     expect(faked.requests).toHaveLength(0);

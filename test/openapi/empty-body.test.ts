@@ -1,0 +1,110 @@
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { makeResolver, type OpenApiDocument, operationsOf } from "../fuzz/openapi";
+import { api, createUser } from "../helpers/api";
+import { childrenOf, createBlock } from "../helpers/blocks";
+
+/**
+ * An empty body means no body, on every route: many clients send `Content-Type:
+ * application/json` on every request. Every operation of the contract whose JSON body is
+ * optional is called with no body and with empty ones; each answers as it does without a body
+ * (here mostly a 404 for an object nobody owns), never a 400 about the body or a 415.
+ */
+const { body: document } = await api<OpenApiDocument>("/documentation/openapi.json");
+const optionalBodies = operationsOf(document).filter(
+  (operation) =>
+    operation.secured &&
+    operation.body &&
+    !operation.body.required &&
+    operation.body.contentTypes.includes("application/json"),
+);
+
+/** A concrete URL for a templated path: every parameter filled with an id nobody owns. */
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000");
+
+/** Empty bodies as clients send them: each a name, its headers and its (fresh) body. */
+const EMPTY_BODIES: [string, Record<string, string>, () => BodyInit | undefined][] = [
+  ["Content-Type: application/json, no body", { "Content-Type": "application/json" }, () => undefined],
+  ["Content-Type: application/json, zero bytes", { "Content-Type": "application/json" }, () => ""],
+  [
+    "Content-Type: application/json, Content-Length: 0",
+    { "Content-Type": "application/json", "Content-Length": "0" },
+    () => "",
+  ],
+  [
+    "Content-Type: application/json; charset=utf-8, zero bytes",
+    { "Content-Type": "application/json; charset=utf-8" },
+    () => "",
+  ],
+  [
+    "Content-Type: application/json, a stream of zero bytes (no Content-Length)",
+    { "Content-Type": "application/json" },
+    () => new ReadableStream({ start: (controller) => controller.close() }),
+  ],
+  ["Content-Type: text/plain, zero bytes", { "Content-Type": "text/plain" }, () => ""],
+];
+
+async function send(method: string, path: string, key: string, headers: Record<string, string>, body?: BodyInit) {
+  const response = await SELF.fetch(`http://workspace.test${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...headers },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, text, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+}
+
+describe("an empty body is no body, on every operation whose JSON body is optional", () => {
+  it("the contract has such operations (duplicate, archive, resolve, cancel, ...)", () => {
+    expect(optionalBodies.map((operation) => operation.id)).toEqual(
+      expect.arrayContaining(["duplicateBlock", "archiveBlock", "resolveComment", "cancelSubscription"]),
+    );
+  });
+
+  it.each(optionalBodies.map((operation) => [`${operation.method} ${operation.path}`, operation]))(
+    "%s",
+    async (_name, operation) => {
+      const user = await createUser();
+      const url = concrete(operation.path);
+      const withoutBody = await send(operation.method, url, user.key, {});
+      // Refused for another reason or not at all, never for its body.
+      expect(withoutBody.status, withoutBody.text).not.toBe(415);
+      expect(withoutBody.body.code, withoutBody.text).not.toBe("malformed_json");
+      expect(withoutBody.body.details, withoutBody.text).not.toMatchObject({ source: "request body" });
+      for (const [name, headers, body] of EMPTY_BODIES) {
+        const res = await send(operation.method, url, user.key, headers, body());
+        expect({ status: res.status, code: res.body.code }, `${name}: ${res.text}`).toEqual({
+          status: withoutBody.status,
+          code: withoutBody.body.code,
+        });
+      }
+    },
+  );
+
+  it("an empty body takes the body's defaults: archive archives, duplicate copies the children", async () => {
+    const user = await createUser();
+    const page = await createBlock(user, { type: "page", properties: { title: "Parent" } });
+    await createBlock(user, { type: "paragraph", parent_id: page.id });
+    const json = { "Content-Type": "application/json" };
+
+    const copy = await send("POST", `/api/v1/blocks/${page.id}/duplicate`, user.key, json, "");
+    expect(copy.status, copy.text).toBe(201);
+    expect((await childrenOf(user, String(copy.body.id))).body).toHaveLength(1);
+
+    const archived = await send("POST", `/api/v1/blocks/${page.id}/archive`, user.key, json, "");
+    expect(archived.status, archived.text).toBe(200);
+    expect(archived.body.archived).toBe(true);
+  });
+
+  it("a body that is required is still a 400 when empty", async () => {
+    const user = await createUser();
+    const resolve = makeResolver(document);
+    const create = operationsOf(document).find((operation) => operation.id === "createBlock");
+    expect(create?.body?.required).toBe(true);
+    expect(resolve(create?.body?.schema).required).toContain("type");
+    for (const [name, headers, body] of EMPTY_BODIES.slice(1, 5)) {
+      const res = await send("POST", "/api/v1/blocks", user.key, headers, body());
+      expect(res.status, `${name}: ${res.text}`).toBe(400);
+    }
+  });
+});
