@@ -5,6 +5,7 @@ import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { StaleWrite } from "../../lib/stale";
+import { afterLastSibling } from "./positions";
 import { blockNotFound } from "./queries";
 import { type Block, type BlockRecord, presentBlock } from "./record";
 import { activeSubtree, firstOfEach, type SubtreeRow, visibleChildSteps } from "./subtree";
@@ -65,9 +66,7 @@ export async function createBlock(
   refuseInternalBlockType(input.type);
   const id = input.id ?? newId();
   const timestamp = ctx.now().toISOString();
-  const position =
-    input.position ??
-    sql`(SELECT coalesce(max(s.position), 0) + 1 FROM blocks s WHERE s.parent_id IS ${input.parentId})`;
+  const position = input.position ?? afterLastSibling(ctx.actor, input.parentId);
   const insert = sql`
     INSERT INTO blocks (id, type, parent_id, database_id, teamspace_id, properties, content, position,
       created_by, last_edited_by, created_at, updated_at)
