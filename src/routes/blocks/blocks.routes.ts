@@ -149,7 +149,7 @@ export const duplicate = defineRoute({
   access: "user",
   summary: "Duplicate a block (with its children by default), placed after the original",
   description:
-    "Copies a visible block, by default with its active descendants (a database with its schema and rows), placed right after the original. The copies belong to the caller; references inside the copied subtree point to the copies. At most 10,000 blocks per call.",
+    "Copies a visible block, by default with its active descendants (a database with its schema and rows), placed right after the original (halfway to the next sibling the caller sees; concurrent copies each get a place of their own). The copies belong to the caller; references inside the copied subtree point to the copies. At most 10,000 blocks per call.",
   request: { params: BlockIdParams, body: jsonBody(DuplicateBlockBody, false) },
   responses: { 201: oneBlock("The copy of the block") },
 });

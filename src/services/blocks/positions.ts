@@ -32,3 +32,22 @@ export const lastSiblingPosition = (actor: Actor, parentId: ParentRef): SQL =>
 /** The position after the last sibling the actor sees under `parentId` (1 when there is none). */
 export const afterLastSibling = (actor: Actor, parentId: ParentRef): SQL =>
   sql`(${lastSiblingPosition(actor, parentId)} + 1)`;
+
+/**
+ * The position right after the block aliased `block`: halfway to the next sibling the actor
+ * sees, or one more than its own without a next. Halving runs out of room (after some fifty
+ * copies of one block in a row, a double has no value left between the two): the copy then goes
+ * after the last sibling, still after the original and in a place of its own. A block without a
+ * position is followed by a copy after the last sibling too.
+ */
+export const rightAfter = (actor: Actor, block: string): SQL => {
+  const parent = sql.raw(`${block}.parent_id`);
+  const position = sql.raw(`${block}.position`);
+  const next = visibleSiblingPosition(actor, parent, "min", sql`s.position > ${position}`);
+  const halfway = sql`((${position} + ${next}) / 2.0)`;
+  return sql`CASE
+    WHEN ${position} IS NULL THEN ${afterLastSibling(actor, parent)}
+    WHEN ${next} IS NULL THEN ${position} + 1
+    WHEN ${halfway} > ${position} AND ${halfway} < ${next} THEN ${halfway}
+    ELSE ${afterLastSibling(actor, parent)} END`;
+};
