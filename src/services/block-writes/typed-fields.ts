@@ -1,7 +1,7 @@
 import type { UserContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
 import type { Block } from "../../schemas/blocks";
-import { validateContent } from "../content/editor-content";
+import { refuseUnsafeLinks, validateContent } from "../content/editor-content";
 import { asPageContent } from "../content/page-content";
 import type { DatabaseSchema } from "../databases/property-types";
 import { carriedValues, normalizeRowProperties } from "../databases/row-values";
@@ -82,8 +82,9 @@ export interface TypedTarget {
  * becomes a row (or a row of another database), it keeps the values the new
  * schema has a property for (matched by name) and accepts, and the change's
  * values are validated; when it becomes page-like, its content is carried over
- * as canonical items. Throws a 400 (or 404 for an invisible database) so a
- * refused write stores nothing.
+ * as canonical items. Links the content gives must be ones an export would link
+ * (safeUrl). Throws a 400 (or 404 for an invisible database) so a refused write
+ * stores nothing.
  */
 export async function normalizeTypedFields(
   ctx: UserContext,
@@ -125,5 +126,7 @@ export async function normalizeTypedFields(
       content = asPageContent(stored.content);
     }
   }
+  // Links written are links an export would link, in a body or an editor block's own content.
+  if (fields.content !== undefined) refuseUnsafeLinks(content);
   return { properties, content, schema, propertiesMode };
 }

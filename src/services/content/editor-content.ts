@@ -1,4 +1,5 @@
 import { badRequest } from "../../lib/errors";
+import { type LinkIssue, unsafeLinks } from "./links";
 import { mentionSpanForm } from "./mentions";
 import {
   CANONICAL_CONTENT_TYPES,
@@ -63,11 +64,30 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 export function validateContent(content: unknown, path = "content"): ContentItem[] {
   const issues: ContentIssue[] = [];
   const items = checkItems(content, path, issues);
-  if (issues.length === 0) return items;
+  refuseIssues(issues, path);
+  return items;
+}
+
+/**
+ * Refuses content (a body, or an editor block's free-form content) holding a link that
+ * safeUrl would not link: a 400 with each link's path. Writes call it; reads of what is
+ * stored do not (the HTML export drops such links, whenever they got in).
+ */
+export function refuseUnsafeLinks(content: unknown, source: "content" | "content_markdown" = "content"): void {
+  refuseIssues(unsafeLinks(content, "content"), source, source);
+}
+
+/**
+ * A 400 naming the first problem and listing them all (up to MAX_ISSUES), when there are any.
+ * `source` is where the content came from (`content`, or `content_markdown` it was read from;
+ * `content[3]` for one item), `field` the request field the message names.
+ */
+function refuseIssues(issues: readonly (ContentIssue | LinkIssue)[], source: string, field = "content"): void {
+  if (issues.length === 0) return;
   const [first] = issues as [ContentIssue];
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
-  throw badRequest(`Invalid content: ${first.path}: ${first.message}${more}`, {
-    source: path,
+  throw badRequest(`Invalid ${field}: ${first.path}: ${first.message}${more}`, {
+    source,
     issues: issues.slice(0, MAX_ISSUES),
     ...(issues.length > MAX_ISSUES ? { truncated: true, total_issues: issues.length } : {}),
   });
