@@ -247,7 +247,7 @@ const visibleExists = `EXISTS (SELECT 1 FROM blocks r WHERE r.id = ? AND ${visib
 const schemaUnchanged =
   "EXISTS (SELECT 1 FROM blocks sv WHERE sv.id = ? AND sv.type = 'database' AND sv.schema_version = ?)";
 
-/** createBlock: one INSERT ... SELECT guarded by the references, placed after the last sibling. */
+/** createBlock: one INSERT ... SELECT guarded by the references, placed after the last sibling the user sees. */
 function insertBlock(
   db: D1Database,
   user: string,
@@ -267,7 +267,12 @@ function insertBlock(
     .prepare(
       `INSERT INTO blocks (id, type, parent_id, database_id, teamspace_id, properties, content, position,
       created_by, last_edited_by, created_at, updated_at)
-    SELECT ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(s.position), 0) + 1 FROM blocks s WHERE s.parent_id IS ?),
+    SELECT ?, ?, ?, ?, ?, ?, ?, (coalesce((SELECT max(position) FROM (
+        SELECT max(s.position) AS position FROM blocks s
+        WHERE s.parent_id IS ? AND s.created_by = ? AND s.type <> '${INTERNAL}'
+        UNION ALL
+        SELECT max(s.position) AS position FROM blocks s
+        WHERE s.parent_id IS ? AND s.created_by IS NULL AND s.type <> '${INTERNAL}')), 0) + 1),
       ?, ?, ?, ?
     WHERE ${parent} AND ${database}
       AND ${guard.sql}
@@ -282,6 +287,8 @@ function insertBlock(
       null,
       JSON.stringify(block.properties),
       block.content === undefined || block.content === null ? null : JSON.stringify(block.content),
+      block.parentId,
+      user,
       block.parentId,
       user,
       user,

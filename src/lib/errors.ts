@@ -91,3 +91,39 @@ export function validationDetails(error: z.ZodError, source?: string): Record<st
     })),
   };
 }
+
+/** One problem of a nested document, at its path as clients index JSON (`content[2].children[0].link`). */
+export interface PathIssue {
+  path: string;
+  message: string;
+  code: string;
+}
+
+/** Most issues one 400 lists: thousands of bad items should not make a megabyte of details. */
+const MAX_ISSUES = 50;
+
+/**
+ * A 400 for a document with `issues` (at least one): the message names `field` and the first
+ * issue, `details.issues` lists them (up to MAX_ISSUES, flagged when cut), beside `details`.
+ */
+export function issuesRefused(
+  field: string,
+  issues: readonly PathIssue[],
+  details: Record<string, unknown> = {},
+): ApiError {
+  const [first] = issues as [PathIssue];
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
+  return badRequest(`Invalid ${field}: ${first.path}: ${first.message}${more}`, {
+    ...details,
+    issues: issues.slice(0, MAX_ISSUES),
+    ...(issues.length > MAX_ISSUES ? { truncated: true, total_issues: issues.length } : {}),
+  });
+}
+
+/** zod's `["children", 1, "text"]` after `base` as `base.children[1].text`, matching how clients index JSON. */
+export function joinPath(base: string, segments: readonly PropertyKey[]): string {
+  return segments.reduce<string>(
+    (acc, segment) => (typeof segment === "number" ? `${acc}[${segment}]` : `${acc}.${String(segment)}`),
+    base,
+  );
+}

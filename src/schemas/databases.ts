@@ -34,6 +34,18 @@ export const OPTION_COLORS = [
   "red",
 ] as const;
 
+// `__proto__` cannot be a key of a JSON object in JavaScript without becoming its prototype:
+// a row keyed by it would lose the value in properties_by_name.
+/** A property's display name, as written by the schema endpoints and an inline schema. */
+export const PropertyNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((name) => name !== "__proto__", "This name is reserved");
+/** An option's name. */
+export const OptionNameSchema = z.string().min(1).max(200);
+
 export const FILTER_OPERATORS = [
   "equals",
   "not_equals",

@@ -46,7 +46,7 @@ const createSpec = {
   access: "user" as const,
   summary: "Create a block",
   description:
-    "Creates an editor block, page, database or row owned by the caller. `parent_id` and `database_id` must name visible blocks (404 otherwise). A `database` gets its default schema (title, created_time, created_by, last_edited_time, last_edited_by) in the same write; a `database_row` has its properties validated against its database's schema (aliases translated to `prop_` ids, options matched exactly); a page-like block's `content` must be canonical editor items. An id already taken is a 409; the internal type `provider_audit_log` is a 403.",
+    "Creates an editor block, page, database or row owned by the caller. `parent_id` and `database_id` must name visible blocks (404 otherwise). A `database` gets its schema records in the same write: the default columns (title, created_time, created_by, last_edited_time, last_edited_by) and the properties of an inline `properties.schema` given with it (ids kept; the inline schema is not kept in `properties`; an invalid one is a 400 at its path); a `database_row` has its properties validated against its database's schema (aliases translated to `prop_` ids, options matched exactly); a page-like block's `content` must be canonical editor items. An id already taken is a 409; the internal type `provider_audit_log` is a 403.",
   request: { body: jsonBody(CreateBlockBody) },
   responses: {
     201: oneBlock("The created block"),
@@ -149,7 +149,7 @@ export const duplicate = defineRoute({
   access: "user",
   summary: "Duplicate a block (with its children by default), placed after the original",
   description:
-    "Copies a visible block, by default with its active descendants (a database with its schema and rows), placed right after the original. The copies belong to the caller; references inside the copied subtree point to the copies. At most 10,000 blocks per call.",
+    "Copies a visible block, by default with its active descendants (a database with its schema and rows), placed right after the original (halfway to the next sibling the caller sees; concurrent copies each get a place of their own). The copies belong to the caller; references inside the copied subtree point to the copies. At most 10,000 blocks per call.",
   request: { params: BlockIdParams, body: jsonBody(DuplicateBlockBody, false) },
   responses: { 201: oneBlock("The copy of the block") },
 });
@@ -162,7 +162,7 @@ export const convert = defineRoute({
   access: "user",
   summary: "Change a block's type (and merge properties)",
   description:
-    "Changes a block's type, merging `properties` as PATCH does. A block turned into a page, database or row keeps its text as canonical content; turned into a row, all its values are validated against the database's schema; turned into a database, it gets its default schema.",
+    "Changes a block's type, merging `properties` as PATCH does. A block turned into a page, database or row keeps its text as canonical content; turned into a row, all its values are validated against the database's schema; turned into a database, it gets its default columns and the properties of the inline `properties.schema` it holds or is given, as records.",
   request: { params: BlockIdParams, body: jsonBody(ConvertBlockBody) },
   responses: { 200: oneBlock("The converted block"), 403: ERROR_RESPONSES[403], 409: ERROR_RESPONSES[409] },
 });

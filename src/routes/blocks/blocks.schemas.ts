@@ -40,7 +40,7 @@ export const CreateBlockBody = z
     teamspace_id: nullableId.optional(),
     teamspaceId: nullableId.optional().openapi({ description: "Alternative spelling of teamspace_id" }),
     content: content.optional(),
-    position: z.number().optional().openapi({ description: "Defaults to after the last sibling" }),
+    position: z.number().optional().openapi({ description: "Defaults to after the last sibling the caller sees" }),
   })
   .openapi("CreateBlockRequest", {
     example: {

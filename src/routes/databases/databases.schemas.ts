@@ -1,7 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationBody } from "../../lib/pagination";
-import { OPTION_COLORS, PROPERTY_TYPES, RowFilterSchema, RowSortSchema } from "../../schemas/databases";
+import {
+  OPTION_COLORS,
+  OptionNameSchema,
+  PROPERTY_TYPES,
+  PropertyNameSchema,
+  RowFilterSchema,
+  RowSortSchema,
+} from "../../schemas/databases";
 import { MAX_BATCH_ROWS } from "../../services/databases/rows-batch";
 
 export const DatabaseIdParams = z.object({
@@ -30,21 +37,12 @@ export const OptionParams = PropertyParams.extend({
     .openapi({ param: { name: "option_id", in: "path" }, example: "opt_3b1d9a0c2e4f6a8b" }),
 });
 
-// `__proto__` cannot be a key of a JSON object in JavaScript without becoming its prototype:
-// a row keyed by it would lose the value in properties_by_name.
-const propertyName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .refine((name) => name !== "__proto__", "This name is reserved");
-const optionName = z.string().min(1).max(200);
 const color = z.enum(OPTION_COLORS);
-const NewOption = z.strictObject({ name: optionName, color: color.optional() });
+const NewOption = z.strictObject({ name: OptionNameSchema, color: color.optional() });
 
 export const CreatePropertyBody = z
   .strictObject({
-    name: propertyName,
+    name: PropertyNameSchema,
     type: z.enum(PROPERTY_TYPES),
     options: z.array(NewOption).max(500).optional(),
   })
@@ -53,7 +51,7 @@ export const CreatePropertyBody = z
   });
 
 export const UpdatePropertyBody = z
-  .strictObject({ name: propertyName.optional(), type: z.enum(PROPERTY_TYPES).optional() })
+  .strictObject({ name: PropertyNameSchema.optional(), type: z.enum(PROPERTY_TYPES).optional() })
   .refine((body) => body.name !== undefined || body.type !== undefined, { message: "Give name and/or type" })
   .openapi("UpdatePropertyRequest", { example: { name: "Stage" } });
 
@@ -61,7 +59,7 @@ export const CreateOptionBody = NewOption.openapi("CreateOptionRequest", {
   example: { name: "Blocked", color: "red" },
 });
 export const UpdateOptionBody = z
-  .strictObject({ name: optionName.optional(), color: color.optional() })
+  .strictObject({ name: OptionNameSchema.optional(), color: color.optional() })
   .refine((body) => body.name !== undefined || body.color !== undefined, { message: "Give name and/or color" })
   .openapi("UpdateOptionRequest", { example: { name: "In review", color: "purple" } });
 

@@ -1,9 +1,10 @@
 import type { UserContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
 import type { Block } from "../../schemas/blocks";
-import { validateContent } from "../content/editor-content";
+import { refuseUnsafeLinks, validateContent } from "../content/editor-content";
 import { asPageContent } from "../content/page-content";
-import type { DatabaseSchema } from "../databases/property-types";
+import { newDatabaseProperties } from "../databases/inline-schema";
+import type { DatabaseSchema, PropertyDefinition } from "../databases/property-types";
 import { carriedValues, normalizeRowProperties } from "../databases/row-values";
 import { loadDatabaseSchema } from "../databases/schema-records";
 
@@ -25,6 +26,11 @@ export interface NormalizedFields {
   content?: unknown;
   /** A row's database schema, as read to validate it: the write must land against this version. */
   schema?: DatabaseSchema;
+  /**
+   * The schema records of a block that is a database from this write on (created as one, or
+   * becoming one): for the same batch, which writes them unless the block has records already.
+   */
+  databaseProperties?: PropertyDefinition[];
   /**
    * How the properties apply: `values` for rows (each given value replaces the
    * stored one whole), `all` when a block becomes a row (its whole validated
@@ -82,8 +88,9 @@ export interface TypedTarget {
  * becomes a row (or a row of another database), it keeps the values the new
  * schema has a property for (matched by name) and accepts, and the change's
  * values are validated; when it becomes page-like, its content is carried over
- * as canonical items. Throws a 400 (or 404 for an invisible database) so a
- * refused write stores nothing.
+ * as canonical items. Links the content gives must be ones an export would link
+ * (safeUrl). Throws a 400 (or 404 for an invisible database) so a refused write
+ * stores nothing.
  */
 export async function normalizeTypedFields(
   ctx: UserContext,
@@ -119,11 +126,55 @@ export async function normalizeTypedFields(
   } else {
     properties = placeTitle(properties, "title", fields.title);
   }
+  let databaseProperties: PropertyDefinition[] | undefined;
+  if (target.type === "database" && stored?.type !== "database") {
+    // A new database (contract, Block rule 8): the default columns, and the properties of the
+    // inline schema it is written with or already holds, become its schema records. The inline
+    // schema is not kept beside them: the records are the schema from now on.
+    const inline = inlineSchemaAfter(properties, stored);
+    databaseProperties = newDatabaseProperties(inline ?? undefined);
+    if (inline !== undefined || (properties !== undefined && "schema" in properties)) {
+      properties = withoutInlineSchema(properties, stored);
+    }
+  }
   if (PAGE_LIKE_TYPES.has(target.type)) {
     if (content !== undefined && content !== null) content = validateContent(content);
     else if (content === undefined && stored && !PAGE_LIKE_TYPES.has(stored.type)) {
       content = asPageContent(stored.content);
     }
   }
-  return { properties, content, schema, propertiesMode };
+  // Links written are links an export would link, in a body or an editor block's own content.
+  if (fields.content !== undefined) refuseUnsafeLinks(content);
+  return { properties, content, schema, propertiesMode, databaseProperties };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** RFC 7396, as SQLite's json_patch applies a properties patch: the value `patch` makes of `target`. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = mergePatch(result[key], value);
+  }
+  return result;
+}
+
+/**
+ * The inline `properties.schema` a block will hold after this write: as given on create; on an
+ * update, the stored one with the patch's applied (null or absent: none).
+ */
+function inlineSchemaAfter(properties: Record<string, unknown> | undefined, stored: Block | undefined): unknown {
+  if (!stored) return properties?.schema ?? undefined;
+  const patched = properties && "schema" in properties;
+  return (patched ? mergePatch(stored.properties.schema, properties.schema) : stored.properties.schema) ?? undefined;
+}
+
+/** The properties to write without the inline schema: left out of a create, removed by an update's patch. */
+function withoutInlineSchema(properties: Record<string, unknown> | undefined, stored: Block | undefined) {
+  if (stored) return { ...properties, schema: null };
+  const { schema: _inline, ...rest } = properties ?? {};
+  return rest;
 }

@@ -19,7 +19,7 @@ import type { DatabaseSchema } from "../databases/property-types";
 import {
   copySchemaRecords,
   type DatabaseBlockRow,
-  defaultSchemaInserts,
+  newDatabaseSchemaInserts,
   type PropertyRecord,
   schemaOf,
   schemaOfBlockStatements,
@@ -66,12 +66,13 @@ export function createTypedBlock(
       { ...input, properties: fields.properties ?? {}, content: fields.content },
       {
         guard: combinedGuard(fields.schema ? schemaUnchanged(fields.schema) : undefined, extra.guard),
-        // A database gets its default schema records in the same atomic batch (contract, Block rule 8).
+        // A database gets its schema records in the same atomic batch (contract, Block rule 8).
         alsoInBatch: (written) => [
-          ...(input.type === "database"
+          ...(fields.databaseProperties
             ? [
-                defaultSchemaInserts(
+                newDatabaseSchemaInserts(
                   written.id,
+                  fields.databaseProperties,
                   written.timestamp,
                   sql`d.created_by = ${ctx.actor.userId} AND d.created_at = ${written.timestamp}`,
                 ),
@@ -136,21 +137,25 @@ export function updateTypedBlock(
       );
     }
     // Values carried over from the stored block (a block becoming a row, content
-    // becoming a page body) were read: they apply only to the block as read.
+    // becoming a page body, an inline schema becoming a database's records) were
+    // read: they apply only to the block as read.
     const carriesStored =
-      fields.propertiesMode === "all" || (change.content === undefined && fields.content !== undefined);
+      fields.propertiesMode === "all" ||
+      (change.content === undefined && fields.content !== undefined) ||
+      (fields.databaseProperties !== undefined && stored.properties.schema !== undefined);
     if (carriesStored) guards.push(sql`b.updated_at = ${stored.updated_at}`);
-    const becomesDatabase = target.type === "database" && stored.type !== "database";
+    const { databaseProperties } = fields;
     const block = await updateBlock(
       ctx,
       id,
       { ...update, properties: fields.properties, propertiesMode: fields.propertiesMode, content: fields.content },
       {
         guard: guards.length > 0 ? sql.join(guards, sql` AND `) : undefined,
-        alsoInBatch: becomesDatabase
+        alsoInBatch: databaseProperties
           ? ({ timestamp }) => [
-              defaultSchemaInserts(
+              newDatabaseSchemaInserts(
                 id,
+                databaseProperties,
                 timestamp,
                 sql`d.last_edited_by = ${ctx.actor.userId} AND d.updated_at = ${timestamp}`,
               ),

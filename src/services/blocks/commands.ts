@@ -5,6 +5,7 @@ import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { StaleWrite } from "../../lib/stale";
+import { afterLastSibling, rightAfter } from "./positions";
 import { blockNotFound } from "./queries";
 import { type Block, type BlockRecord, presentBlock } from "./record";
 import { activeSubtree, firstOfEach, type SubtreeRow, visibleChildSteps } from "./subtree";
@@ -65,9 +66,7 @@ export async function createBlock(
   refuseInternalBlockType(input.type);
   const id = input.id ?? newId();
   const timestamp = ctx.now().toISOString();
-  const position =
-    input.position ??
-    sql`(SELECT coalesce(max(s.position), 0) + 1 FROM blocks s WHERE s.parent_id IS ${input.parentId})`;
+  const position = input.position ?? afterLastSibling(ctx.actor, input.parentId);
   const insert = sql`
     INSERT INTO blocks (id, type, parent_id, database_id, teamspace_id, properties, content, position,
       created_by, last_edited_by, created_at, updated_at)
@@ -233,11 +232,6 @@ export async function deleteBlock(ctx: UserContext, id: string): Promise<number>
 /** Upper bound on the blocks one duplicate copies. */
 export const DUPLICATE_MAX_BLOCKS = 10_000;
 
-interface SubtreeNode extends SubtreeRow {
-  next_sibling_position: number | null;
-  last_sibling_position: number | null;
-}
-
 /**
  * Copies a visible block (and by default its active descendants) in one INSERT,
  * placing the copy right after the original. The copies are active and owned by
@@ -256,14 +250,9 @@ export async function duplicateBlock(
     alsoInBatch?: (copied: { copies: string; timestamp: string }) => SQL[];
   },
 ): Promise<{ block: Block; copied: number }> {
-  const found = await ctx.db.all<SubtreeNode>(sql`
+  const found = await ctx.db.all<SubtreeRow>(sql`
     ${activeSubtree(ctx.actor, id, options.includeChildren)}
-    SELECT tree.*,
-      CASE WHEN tree.depth = 0 THEN (SELECT min(s.position) FROM blocks s
-        WHERE s.parent_id IS tree.parent_id AND s.position > tree.position) END AS next_sibling_position,
-      CASE WHEN tree.depth = 0 THEN (SELECT max(s.position) FROM blocks s
-        WHERE s.parent_id IS tree.parent_id) END AS last_sibling_position
-    FROM tree
+    SELECT tree.* FROM tree
     ORDER BY tree.depth
     LIMIT ${DUPLICATE_MAX_BLOCKS + 1}`);
   // A row reached both as a child and as a row of a copied database appears twice: keep the first.
@@ -275,18 +264,14 @@ export async function duplicateBlock(
   }
 
   const copyIds = new Map(nodes.map((node) => [node.id, newId()]));
-  const rootPosition =
-    root.position === null
-      ? (root.last_sibling_position ?? 0) + 1
-      : root.next_sibling_position === null
-        ? root.position + 1
-        : (root.position + root.next_sibling_position) / 2;
+  // Descendants keep their positions among their (copied) siblings; the root's is read in the
+  // INSERT itself (rightAfter), so concurrent duplicates of one block each get their own place.
   const copies = nodes.map((node) => ({
     source_id: node.id,
     id: copyIds.get(node.id),
     parent_id: node.depth === 0 ? node.parent_id : (copyIds.get(node.parent_id ?? "") ?? node.parent_id),
     database_id: node.database_id === null ? null : (copyIds.get(node.database_id) ?? node.database_id),
-    position: node.depth === 0 ? rootPosition : node.position,
+    position: node.position,
   }));
   const timestamp = ctx.now().toISOString();
   const copiesJson = JSON.stringify(copies);
@@ -296,7 +281,8 @@ export async function duplicateBlock(
     INSERT INTO blocks (id, type, parent_id, database_id, teamspace_id, properties, content, position,
       archived, in_trash, created_by, last_edited_by, created_at, updated_at)
     SELECT copy.value ->> '$.id', b.type, copy.value ->> '$.parent_id', copy.value ->> '$.database_id',
-      b.teamspace_id, b.properties, b.content, copy.value ->> '$.position',
+      b.teamspace_id, b.properties, b.content,
+      CASE WHEN b.id = ${root.id} THEN ${rightAfter(ctx.actor, "b")} ELSE copy.value ->> '$.position' END,
       0, 0, ${ctx.actor.userId}, ${ctx.actor.userId}, ${timestamp}, ${timestamp}
     FROM json_each(${copiesJson}) AS copy
     JOIN blocks b ON b.id = copy.value ->> '$.source_id'

@@ -1,4 +1,5 @@
-import { badRequest } from "../../lib/errors";
+import { issuesRefused, joinPath, type PathIssue } from "../../lib/errors";
+import { unsafeLinks } from "./links";
 import { mentionSpanForm } from "./mentions";
 import {
   CANONICAL_CONTENT_TYPES,
@@ -22,9 +23,6 @@ export interface ContentIssue {
   suggested_type?: ContentType;
   allowed_types?: readonly string[];
 }
-
-/** A request with thousands of bad items should not produce a megabyte of details. */
-const MAX_ISSUES = 50;
 
 /**
  * Type names of editor libraries (BlockNote, Slate, Notion's API) that clients send by
@@ -63,14 +61,26 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 export function validateContent(content: unknown, path = "content"): ContentItem[] {
   const issues: ContentIssue[] = [];
   const items = checkItems(content, path, issues);
-  if (issues.length === 0) return items;
-  const [first] = issues as [ContentIssue];
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? "s" : ""})` : "";
-  throw badRequest(`Invalid content: ${first.path}: ${first.message}${more}`, {
-    source: path,
-    issues: issues.slice(0, MAX_ISSUES),
-    ...(issues.length > MAX_ISSUES ? { truncated: true, total_issues: issues.length } : {}),
-  });
+  refuseIssues(issues, path);
+  return items;
+}
+
+/**
+ * Refuses content (a body, or an editor block's free-form content) holding a link that
+ * safeUrl would not link: a 400 with each link's path. Writes call it; reads of what is
+ * stored do not (the HTML export drops such links, whenever they got in).
+ */
+export function refuseUnsafeLinks(content: unknown, source: "content" | "content_markdown" = "content"): void {
+  refuseIssues(unsafeLinks(content, "content"), source, source);
+}
+
+/**
+ * A 400 listing `issues`, when there are any. `source` is where the content came from
+ * (`content`, or `content_markdown` it was read from; `content[3]` for one item), `field` the
+ * request field the message names.
+ */
+function refuseIssues(issues: readonly PathIssue[], source: string, field = "content"): void {
+  if (issues.length > 0) throw issuesRefused(field, issues, { source });
 }
 
 function checkItems(content: unknown, path: string, issues: ContentIssue[]): ContentItem[] {
@@ -181,14 +191,6 @@ function checkTableShape(rows: unknown[], path: string, issues: ContentIssue[]):
       });
     }
   });
-}
-
-/** zod's `["children", 1, "text"]` as `.children[1].text`, matching how clients index JSON. */
-function joinPath(base: string, segments: readonly PropertyKey[]): string {
-  return segments.reduce<string>(
-    (acc, segment) => (typeof segment === "number" ? `${acc}[${segment}]` : `${acc}.${String(segment)}`),
-    base,
-  );
 }
 
 function describe(value: unknown): string {

@@ -1,12 +1,13 @@
 import { spansText } from "./editor-content";
 import { escapeHtml } from "./inline-markdown";
+import { safeUrl } from "./links";
 import { isListLike, normalizeContent } from "./normalize";
 import type { ContentItem, MediaItem, TableItem, TextSpan } from "./schema";
 
 /**
  * Canonical content → a complete, standalone HTML document. Every text and attribute is
  * escaped, and URLs with a scheme that could run code (`javascript:` and the like) are not
- * linked. A Content-Security-Policy forbids scripts, so even a mistake here cannot run any.
+ * linked (safeUrl: the rule writes are held to, for content stored before it or around it). A Content-Security-Policy forbids scripts, so even a mistake here cannot run any.
  */
 export function contentToHtml(items: readonly ContentItem[], options: { title?: string } = {}): string {
   const title = options.title ?? "";
@@ -43,16 +44,6 @@ figure { margin: 1rem 0; } img, video, iframe { max-width: 100%; } iframe { widt
 figcaption { color: #59636e; font-size: .9em; }
 details { margin: .5rem 0; } details > :not(summary) { margin-left: 1.25rem; }
 `;
-
-/** http(s), mail, phone and relative URLs; media may also be inline `data:` of their kind. */
-function safeUrl(url: string, dataKind?: string): string | undefined {
-  // Browsers drop tabs, newlines and control characters inside URLs: `java\tscript:` must not pass.
-  const squeezed = [...url].filter((ch) => ch > " " && ch !== "\u007f").join("");
-  const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(squeezed)?.[1]?.toLowerCase();
-  if (scheme === undefined || ["http", "https", "mailto", "tel"].includes(scheme)) return url.trim();
-  if (scheme === "data" && dataKind && squeezed.toLowerCase().startsWith(`data:${dataKind}/`)) return url.trim();
-  return undefined;
-}
 
 export function spansToHtmlInline(spans: readonly TextSpan[]): string {
   return spans

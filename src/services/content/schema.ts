@@ -136,7 +136,10 @@ export const TextSpanSchema = z
     italic: z.boolean().optional(),
     code: z.boolean().optional(),
     strikethrough: z.boolean().optional(),
-    link: z.string().optional().openapi({ description: "Link target of this span" }),
+    link: z.string().optional().openapi({
+      description:
+        "Link target of this span: http(s), mailto, tel or a URL without a scheme (`mention:<type>:<id>` makes a mention); any other scheme (javascript:, data:, file: …) is refused with 400",
+    }),
     mention: MentionSchema.optional(),
   })
   .openapi("ContentTextSpan", {
@@ -177,7 +180,10 @@ export const ITEM_SCHEMAS = {
   }),
   media: z.looseObject({
     type: z.enum(MEDIA_TYPES),
-    url: z.string().openapi({ description: "Required: a URL only inside the text yields an empty widget" }),
+    url: z.string().openapi({
+      description:
+        "Required: a URL only inside the text yields an empty widget. http(s), mailto, tel or without a scheme; an image, video or audio may also be inline `data:` of its kind",
+    }),
     children: children.openapi({ description: '`[{text: ""}]` or the caption' }),
   }),
 } as const;

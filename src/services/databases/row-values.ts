@@ -1,4 +1,5 @@
 import { badRequest } from "../../lib/errors";
+import { LINK_SCHEMES, safeUrl } from "../content/links";
 import { DateValue, DateValueObject } from "./date-value";
 import {
   COMPUTED_PROPERTY_TYPES,
@@ -68,10 +69,15 @@ function normalizeValue(property: PropertyDefinition, value: unknown): Normalize
   switch (property.type) {
     case "title":
     case "text":
-    case "url":
     case "email":
     case "phone_number":
       return typeof value === "string" ? { ok: true, value } : { ok: false, message: "Expected a string" };
+    case "url":
+      // A url value is a link: held to the rule of links in bodies (and exports).
+      if (typeof value !== "string") return { ok: false, message: "Expected a string" };
+      return safeUrl(value) === undefined
+        ? { ok: false, message: `Expected a link: ${LINK_SCHEMES.join(", ")} or without a scheme` }
+        : { ok: true, value };
     case "number":
       return typeof value === "number" && Number.isFinite(value)
         ? { ok: true, value }

@@ -5,6 +5,7 @@ import { ApiError, badRequest } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { retryWhileStale, StaleWrite } from "../../lib/stale";
 import { normalizeTypedFields } from "../block-writes/typed-fields";
+import { lastSiblingPosition } from "../blocks/positions";
 import { visibleTo } from "../blocks/visibility";
 import type { DatabaseSchema } from "./property-types";
 import { loadDatabaseSchema, schemaUnchanged } from "./schema-records";
@@ -136,8 +137,8 @@ function chunksOf(rows: PreparedRow[]): string[] {
 
 /**
  * One chunk's rows in one statement, in request order: positions follow the array's keys
- * after the last of the database's rows and of the top-level blocks (a single row goes
- * after its last top-level sibling: rows have no parent). Each chunk reads that last
+ * after the last of the database's rows and of the top-level blocks the caller sees (a single
+ * row goes after its last top-level sibling: rows have no parent). Each chunk reads that last
  * position when it runs, so the next chunk continues after this one. It lands only while
  * the database is visible and its schema is still the version the rows were validated
  * against; every chunk checks the same in one transaction, so a batch writes all or none.
@@ -150,8 +151,9 @@ function insertChunk(ctx: UserContext, schema: DatabaseSchema, chunk: string, ti
     SELECT r.value ->> '$.i', 'database_row', NULL, ${schema.databaseId}, NULL, r.value ->> '$.p', r.value ->> '$.c',
       last.position + r.key + 1, ${userId}, ${userId}, ${timestamp}, ${timestamp}
     FROM (SELECT max(
-        coalesce((SELECT max(s.position) FROM blocks s WHERE s.parent_id IS NULL), 0),
-        coalesce((SELECT max(s.position) FROM blocks s WHERE s.database_id = ${schema.databaseId}), 0)
+        ${lastSiblingPosition(ctx.actor, null)},
+        coalesce((SELECT max(s.position) FROM blocks s
+          WHERE s.database_id = ${schema.databaseId} AND ${visibleTo(ctx.actor, "s")}), 0)
       ) AS position) AS last,
       json_each(${chunk}) AS r
     WHERE EXISTS (SELECT 1 FROM blocks d WHERE d.id = ${schema.databaseId} AND ${visibleTo(ctx.actor, "d")})

@@ -15,7 +15,7 @@ import {
   SELECT_LIKE_TYPES,
   type SelectOption,
 } from "./property-types";
-import { loadDatabaseSchema, nameKey, schemaUnchanged } from "./schema-records";
+import { insertPropertyRecords, loadDatabaseSchema, nameKey, schemaUnchanged } from "./schema-records";
 
 // Schema changes are validated against the schema as read, then written in one
 // atomic batch whose every statement holds only while the database's schema
@@ -53,18 +53,7 @@ function assertOptionNameFree(property: PropertyDefinition, name: string, except
 /** Writes an older database's inline schema out as records, so later changes have records to change. */
 function materializeLegacy(schema: DatabaseSchema, timestamp: string, when: SQL): SQL[] {
   if (!schema.legacy || schema.properties.length === 0) return [];
-  const rows = schema.properties.map((property) => ({
-    ...property,
-    key: nameKey(property.name),
-    options: JSON.stringify(property.options),
-  }));
-  return [
-    sql`INSERT INTO database_properties (id, database_id, name, name_key, type, options, position, created_at, updated_at)
-      SELECT p.value ->> '$.id', ${schema.databaseId}, p.value ->> '$.name', p.value ->> '$.key', p.value ->> '$.type',
-        p.value ->> '$.options', p.value ->> '$.position', ${timestamp}, ${timestamp}
-      FROM json_each(${JSON.stringify(rows)}) AS p
-      WHERE ${when}`,
-  ];
+  return [insertPropertyRecords(schema.databaseId, schema.properties, timestamp, when)];
 }
 
 interface SchemaChange {

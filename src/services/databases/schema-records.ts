@@ -5,8 +5,6 @@ import { notFound } from "../../lib/errors";
 import { visibleTo } from "../blocks/visibility";
 import {
   type DatabaseSchema,
-  DEFAULT_PROPERTIES,
-  newPropertyId,
   PROPERTY_TYPES,
   type PropertyDefinition,
   type PropertyType,
@@ -45,29 +43,45 @@ export const schemaUnchanged = (schema: DatabaseSchema): SQL =>
   sql`EXISTS (SELECT 1 FROM blocks sv WHERE sv.id = ${schema.databaseId} AND sv.type = 'database'
     AND sv.schema_version = ${schema.version})`;
 
-/**
- * Inserts for the default columns of a database, to run in the batch that just
- * wrote the database block: they land only when `justWritten` holds for that
- * block (alias `d`: this caller, this timestamp), it is a database with no
- * schema records and no inline schema. So a refused or no-op write adds nothing.
- */
-export function defaultSchemaInserts(databaseId: string, timestamp: string, justWritten: SQL): SQL {
-  const rows = DEFAULT_PROPERTIES.map((property, position) => ({
-    id: newPropertyId(),
+/** Inserts `properties` as the schema records of `databaseId`, in one statement that lands only while `when` holds. */
+export function insertPropertyRecords(
+  databaseId: string,
+  properties: PropertyDefinition[],
+  timestamp: string,
+  when: SQL,
+): SQL {
+  const rows = properties.map((property) => ({
     ...property,
     key: nameKey(property.name),
-    position,
+    options: JSON.stringify(property.options),
   }));
   return sql`
     INSERT INTO database_properties (id, database_id, name, name_key, type, options, position, created_at, updated_at)
-    SELECT p.value ->> '$.id', ${databaseId}, p.value ->> '$.name', p.value ->> '$.key', p.value ->> '$.type', '[]',
-      p.value ->> '$.position', ${timestamp}, ${timestamp}
+    SELECT p.value ->> '$.id', ${databaseId}, p.value ->> '$.name', p.value ->> '$.key', p.value ->> '$.type',
+      p.value ->> '$.options', p.value ->> '$.position', ${timestamp}, ${timestamp}
     FROM json_each(${JSON.stringify(rows)}) AS p
-    WHERE EXISTS (SELECT 1 FROM blocks d WHERE d.id = ${databaseId} AND d.type = 'database'
-        AND json_type(d.properties, '$.schema') IS NULL AND ${justWritten})
-      AND NOT EXISTS (SELECT 1 FROM database_properties WHERE database_id = ${databaseId})
-    RETURNING id`;
+    WHERE ${when}`;
 }
+
+/**
+ * Inserts a new database's schema records (newDatabaseProperties), to run in the batch that
+ * just wrote the database block: they land only when `justWritten` holds for that block (alias
+ * `d`: this caller, this timestamp), it is a database and it has no schema records yet. So a
+ * refused or no-op write adds nothing, and a block that was a database before keeps its records.
+ */
+export const newDatabaseSchemaInserts = (
+  databaseId: string,
+  properties: PropertyDefinition[],
+  timestamp: string,
+  justWritten: SQL,
+): SQL =>
+  insertPropertyRecords(
+    databaseId,
+    properties,
+    timestamp,
+    sql`EXISTS (SELECT 1 FROM blocks d WHERE d.id = ${databaseId} AND d.type = 'database' AND ${justWritten})
+      AND NOT EXISTS (SELECT 1 FROM database_properties WHERE database_id = ${databaseId})`,
+  );
 
 /**
  * For a duplicate's batch: the schema records of every copied database, with
@@ -136,7 +150,7 @@ const isPropertyType = (value: unknown): value is PropertyType =>
  * ends it early ("bad JSON path"), and a lone surrogate cannot travel as UTF-8:
  * a legacy property with such an id can never be read or written by path.
  */
-const isAddressable = (id: string): boolean =>
+export const isAddressable = (id: string): boolean =>
   !id.includes("\0") && !/[\uD800-\uDFFF]/.test(id.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""));
 
 /**

@@ -10,6 +10,7 @@ import { createTypedBlock, findVisibleBlockWithSchema, updateTypedBlock } from "
 import { deleteBlock, updateBlock } from "../blocks/commands";
 import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";
+import { refuseUnsafeLinks } from "../content/editor-content";
 import { markdownToContent } from "../content/markdown";
 import { MAX_MARKDOWN_NESTING } from "../content/markdown-tokens";
 import type { DatabaseSchema } from "../databases/property-types";
@@ -138,8 +139,9 @@ function bodyContent(input: { content?: unknown; contentMarkdown?: string }): un
     throw badRequest("Give content or content_markdown, not both", { fields: ["content", "content_markdown"] });
   }
   if (input.contentMarkdown === undefined) return input.content;
+  let content: unknown;
   try {
-    return markdownToContent(input.contentMarkdown);
+    content = markdownToContent(input.contentMarkdown);
   } catch (error) {
     // Blocks nested past the parser's limit (MarkdownNestingError, a RangeError) are refused.
     if (error instanceof RangeError) {
@@ -150,6 +152,9 @@ function bodyContent(input: { content?: unknown; contentMarkdown?: string }): un
     }
     throw error;
   }
+  // Checked here as well as with every body, to name the field the links came from.
+  refuseUnsafeLinks(content, "content_markdown");
+  return content;
 }
 
 export interface CreatePageInput {

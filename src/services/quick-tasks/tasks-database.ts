@@ -13,7 +13,12 @@ import {
   type PropertyDefinition,
   type PropertyType,
 } from "../databases/property-types";
-import { nameKey, type PropertyRecord, parseInlineSchema, presentProperty } from "../databases/schema-records";
+import {
+  insertPropertyRecords,
+  type PropertyRecord,
+  parseInlineSchema,
+  presentProperty,
+} from "../databases/schema-records";
 import { titleText } from "../pages/pages";
 import { REMINDER_LABELS } from "./task-values";
 
@@ -140,16 +145,8 @@ export async function installTasksDatabase(ctx: UserContext): Promise<{ database
         guard: sql`NOT ${liveTemplateRecorded(ctx)} AND EXISTS (SELECT 1 FROM users WHERE id = ${userId})`,
         alsoInBatch: ({ id, timestamp }) => {
           const written = sql`EXISTS (SELECT 1 FROM blocks d WHERE d.id = ${id} AND d.created_by = ${userId})`;
-          const rows = properties.map((property) => ({
-            ...property,
-            key: nameKey(property.name),
-            options: JSON.stringify(property.options),
-          }));
           return [
-            sql`INSERT INTO database_properties (id, database_id, name, name_key, type, options, position, created_at, updated_at)
-              SELECT p.value ->> '$.id', ${id}, p.value ->> '$.name', p.value ->> '$.key', p.value ->> '$.type',
-                p.value ->> '$.options', p.value ->> '$.position', ${timestamp}, ${timestamp}
-              FROM json_each(${JSON.stringify(rows)}) AS p WHERE ${written}`,
+            insertPropertyRecords(id, properties, timestamp, written),
             sql`INSERT INTO user_settings (user_id, tasks_database_id, updated_at)
               SELECT ${userId}, ${id}, ${timestamp} WHERE ${written}
               ON CONFLICT (user_id) DO UPDATE SET tasks_database_id = excluded.tasks_database_id`,

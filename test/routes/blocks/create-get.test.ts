@@ -275,6 +275,32 @@ describe("POST /api/v1/blocks", () => {
     expect(children.body.map((b) => b.id)).toEqual([first.id, second.id, placed.id, after.id]);
   });
 
+  it("places a top-level block after the caller's own and shared top-level blocks, not other users'", async () => {
+    const user = await createUser();
+    const other = await createUser();
+    const first = await createBlock(user, { type: "page" });
+    // Another user's activity far above: it must not show in the caller's positions.
+    await insertBlock({ type: "page", position: 1e9, created_by: other.id });
+    await insertBlock({ type: "provider_audit_log", position: 2e9, created_by: user.id });
+    const second = await createBlock(user, { type: "page" });
+    expect(second.position).toBe((first.position as number) + 1);
+
+    const shared = await insertBlock({ type: "page", position: (second.position as number) + 10, created_by: null });
+    const third = await createBlock(user, { type: "page" });
+    expect(third.position).toBe((second.position as number) + 11);
+    expect((await storedRow(shared))?.position).toBe((second.position as number) + 10);
+  });
+
+  it("places a child after the siblings the caller sees under a shared parent", async () => {
+    const user = await createUser();
+    const other = await createUser();
+    const parent = await insertBlock({ type: "page", created_by: null });
+    const mine = await createBlock(user, { parent_id: parent, position: 3 });
+    await insertBlock({ parent_id: parent, position: 500, created_by: other.id });
+    const next = await createBlock(user, { parent_id: parent });
+    expect(next.position).toBe((mine.position as number) + 1);
+  });
+
   it("stores an explicit position as given, including fractions", async () => {
     const user = await createUser();
     const parent = await createBlock(user, { type: "page" });

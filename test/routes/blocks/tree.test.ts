@@ -315,6 +315,59 @@ describe("POST /api/v1/blocks/{id}/duplicate", () => {
     expect(ids((await childrenOf(user, page.id)).body)).toEqual([first.id, last.id, res.body.id]);
   });
 
+  it("gives each of 20 concurrent copies its own place after the original, before its next sibling", async () => {
+    const user = await createUser();
+    const page = await createBlock(user, { type: "page" });
+    const before = await createBlock(user, { parent_id: page.id, position: 1 });
+    const original = await createBlock(user, { parent_id: page.id, position: 2 });
+    const after = await createBlock(user, { parent_id: page.id, position: 3 });
+
+    const copies = await Promise.all(Array.from({ length: 20 }, () => post(user, `${original.id}/duplicate`)));
+    expect(copies.map((res) => res.status)).toEqual(Array(20).fill(201));
+
+    const children = (await childrenOf(user, page.id)).body;
+    expect(children).toHaveLength(23);
+    const positions = children.map((child) => child.position);
+    expect(new Set(positions).size).toBe(23);
+    expect(ids(children).slice(0, 2)).toEqual([before.id, original.id]);
+    expect(ids(children).at(-1)).toBe(after.id);
+    expect(new Set(ids(children).slice(2, -1))).toEqual(new Set(copies.map((res) => res.body.id)));
+  });
+
+  it("places the copy after the last sibling when no position is left between the original and the next", async () => {
+    const user = await createUser();
+    const page = await createBlock(user, { type: "page" });
+    const original = await createBlock(user, { parent_id: page.id, position: 1 });
+    const next = await createBlock(user, { parent_id: page.id, position: 1 + Number.EPSILON });
+    const last = await createBlock(user, { parent_id: page.id, position: 5 });
+    const res = await post(user, `${original.id}/duplicate`);
+    expect(res.body.position).toBe(6);
+    expect(ids((await childrenOf(user, page.id)).body)).toEqual([original.id, next.id, last.id, res.body.id]);
+  });
+
+  it("places the copy of an unpositioned block after the last sibling the caller sees", async () => {
+    const user = await createUser();
+    const other = await createUser();
+    const page = await insertBlock({ type: "page", created_by: null });
+    const original = await insertBlock({ parent_id: page, position: null, created_by: user.id });
+    const last = await createBlock(user, { parent_id: page, position: 4 });
+    await insertBlock({ parent_id: page, position: 900, created_by: other.id });
+    const res = await post(user, `${original}/duplicate`);
+    expect(res.status).toBe(201);
+    expect(res.body.position).toBe((last.position as number) + 1);
+  });
+
+  it("places the copy before the next sibling the caller sees, whatever others have between", async () => {
+    const user = await createUser();
+    const other = await createUser();
+    const page = await insertBlock({ type: "page", created_by: null });
+    const original = await createBlock(user, { parent_id: page, position: 1 });
+    await insertBlock({ parent_id: page, position: 1.5, created_by: other.id });
+    await createBlock(user, { parent_id: page, position: 3 });
+    const res = await post(user, `${original.id}/duplicate`);
+    expect(res.body.position).toBe(2);
+  });
+
   it("copies a shared block as a block owned by the caller, leaving the original shared", async () => {
     const user = await createUser();
     const shared = await insertBlock({ type: "page", created_by: null, properties: { title: "Template" } });

@@ -243,6 +243,26 @@ describe("row writes: controlled values", () => {
     expect(problems).toEqual([expect.objectContaining({ property: key, message: expect.any(String) })]);
   });
 
+  it("refuses a url value no export would link, through POST and PUT, changing nothing; keeps safe ones", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user, { properties: [{ name: "Site", type: "url" }] });
+    for (const link of ["javascript:alert(1)", " JAVASCRIPT:alert(1)", "data:text/html,x", "file:///etc/passwd"]) {
+      const problems = await refused(database, user, { Site: link });
+      expect(problems).toEqual([
+        expect.objectContaining({ property: "Site", message: expect.stringContaining("link") }),
+      ]);
+    }
+    const row = await createRow(user, database.id, { Site: "https://example.com" }, { title: "Row" });
+    const before = await storedRow(row.id);
+    expectErrorBody(await putPage(user, row.id, { properties: { Site: "javascript:alert(1)" } }), 400);
+    expect(await storedRow(row.id)).toEqual(before);
+    for (const link of ["http://example.com", "mailto:a@example.com", "tel:+15550100", "example.com/page"]) {
+      const res = await putPage(user, row.id, { properties: { Site: link } });
+      expect(res.status).toBe(200);
+      expect((await storedProperties(row.id))?.[database.prop("Site").id]).toBe(link);
+    }
+  });
+
   it("refuses an unknown key, listing the writable property names", async () => {
     const user = await createUser();
     const database = await createDatabase(user);

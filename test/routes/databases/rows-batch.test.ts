@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type BatchRowInput, createRows } from "../../../src/services/databases/rows-batch";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
-import { UUID } from "../../helpers/blocks";
+import { insertBlock, storedRow, UUID } from "../../helpers/blocks";
 import {
   createDatabase,
   createRow,
@@ -184,6 +184,20 @@ describe("bulk rows: created as single rows are", () => {
       ...second.body.ids,
       after.id,
     ]);
+  });
+
+  it("places the rows after the rows and top-level blocks the caller sees, not other users'", async () => {
+    const user = await createUser();
+    const other = await createUser();
+    const { id: database } = await createDatabase(user, { properties: [] });
+    const mine = await createRow(user, database, { title: "mine" });
+    await insertBlock({ type: "page", position: 1e9, created_by: other.id });
+    await insertBlock({ type: "database_row", database_id: database, position: 2e9, created_by: other.id });
+    const res = await postRows(user, database, { rows: [{ title: "a" }, { title: "b" }] });
+    expect(res.status).toBe(201);
+    const start = (await storedRow(mine.id))?.position as number;
+    const positions = await Promise.all(res.body.ids.map(async (id) => (await storedRow(id))?.position));
+    expect(positions).toEqual([start + 1, start + 2]);
   });
 
   it("1,000 rows in one request: two round trips, all queryable in request order, the row-value index exact", async () => {

@@ -85,6 +85,19 @@ describe("POST /api/v1/pages: pages", () => {
     expect((await storedRow(b.id))?.parent_id).toBe(parent.id);
   });
 
+  it("places a top-level page or row after the caller's own top-level blocks, not other users'", async () => {
+    const user = await createUser();
+    const other = await createUser();
+    const first = await createPage(user, { title: "First" });
+    await insertBlock({ type: "page", position: 1e9, created_by: other.id });
+    const second = await createPage(user, { title: "Second" });
+    expect((await storedRow(second.id))?.position).toBe(((await storedRow(first.id))?.position as number) + 1);
+    const database = await createDatabase(user, { properties: [] });
+    await insertBlock({ type: "database_row", database_id: database.id, position: 2e9, created_by: other.id });
+    const row = await createRow(user, database.id, {}, { title: "Row" });
+    expect((await storedRow(row.id))?.position).toBe(((await storedRow(database.id))?.position as number) + 1);
+  });
+
   it("takes a caller-supplied id, and refuses it when already in use (409, nothing changed)", async () => {
     const user = await createUser();
     const id = `page-${crypto.randomUUID()}`;

@@ -215,6 +215,173 @@ describe("editor content: other refusals", () => {
   });
 });
 
+/** Links no export would link, each as written and how a write refuses it. */
+const UNSAFE_LINKS = [
+  "javascript:alert(1)",
+  "JavaScript:alert(1)",
+  "java\tscript:alert(1)",
+  "data:text/html,hi",
+  "file:///etc/passwd",
+  "vbscript:x",
+  "mention:nothing",
+];
+const SAFE_LINKS = [
+  "https://example.com/a?b=c",
+  "http://example.com",
+  "mailto:a@example.com",
+  "tel:+15550100",
+  "/relative/path",
+  "#anchor",
+  "page.html",
+];
+
+const linked = (link: string) => [paragraph("fine"), { type: "paragraph", children: [{ text: "x", link }] }];
+
+function expectUnsafeLink(res: ApiResponse, path: string, source = "content") {
+  expectErrorBody(res, 400);
+  expect(issuesOf(res)).toContainEqual(expect.objectContaining({ path, code: "unsafe_link" }));
+  expect((res.body as { details?: { source?: string } }).details?.source).toBe(source);
+}
+
+describe("editor content: links are http(s), mailto, tel, without a scheme, or mentions", () => {
+  it.each(UNSAFE_LINKS)(
+    "content_markdown with a link to %j is refused (400 naming it), storing nothing",
+    async (link) => {
+      const user = await createUser();
+      const res = await postPage(user, { title: "Md", content_markdown: `fine\n\n[x](<${link}>)` });
+      expectUnsafeLink(res, "content[1].children[0].link", "content_markdown");
+      expect(await countOwnedBlocks(user.id)).toBe(0);
+    },
+  );
+
+  it("content_markdown of the issue: [x](javascript:alert(1)) through POST and PUT, changing nothing", async () => {
+    const user = await createUser();
+    const markdown = "[x](javascript:alert(1))";
+    expectUnsafeLink(
+      await postPage(user, { content_markdown: markdown }),
+      "content[0].children[0].link",
+      "content_markdown",
+    );
+    expect(await countOwnedBlocks(user.id)).toBe(0);
+    const { page, before } = await existingPage(user);
+    const res = await putPage(user, page.id, { content_markdown: markdown });
+    expectUnsafeLink(res, "content[0].children[0].link", "content_markdown");
+    expect((res.body as unknown as { error: string }).error).toContain("content_markdown");
+    expect(await storedRow(page.id)).toEqual(before);
+  });
+
+  it("an HTML link in content_markdown is held to the same rule", async () => {
+    const user = await createUser();
+    const res = await postPage(user, { content_markdown: 'a <a href="javascript:alert(1)">b</a>' });
+    expectUnsafeLink(res, "content[0].children[1].link", "content_markdown");
+  });
+
+  it.each(UNSAFE_LINKS)(
+    "JSON content with a link to %j is refused by every body write, changing nothing",
+    async (link) => {
+      const user = await createUser();
+      const { page, before } = await existingPage(user);
+      const database = await createDatabase(user, { properties: [] });
+      const owned = await countOwnedBlocks(user.id);
+      const body = linked(link);
+      const responses = [
+        await postPage(user, { title: "Page", content: body }),
+        await postPage(user, { type: "database_row", database_id: database.id, content: body }),
+        await putPage(user, page.id, { content: body }),
+        await api(BLOCKS, { method: "POST", auth: user, body: { type: "page", content: body } }),
+        await api(`${BLOCKS}/${page.id}`, { method: "PATCH", auth: user, body: { content: body } }),
+        await api(`/api/v1/databases/${database.id}/rows/batch`, {
+          method: "POST",
+          auth: user,
+          body: { rows: [{ title: "ok" }, { title: "bad", content: body }] },
+        }),
+      ];
+      for (const res of responses.slice(0, -1)) expectUnsafeLink(res, "content[1].children[0].link");
+      const batch = responses.at(-1) as ApiResponse;
+      expectErrorBody(batch, 400);
+      expect((batch.body as { details: { rows: unknown[] } }).details.rows).toEqual([
+        expect.objectContaining({
+          index: 1,
+          issues: [expect.objectContaining({ path: "content[1].children[0].link", code: "unsafe_link" })],
+        }),
+      ]);
+      expect(await storedRow(page.id)).toEqual(before);
+      expect(await countOwnedBlocks(user.id)).toBe(owned);
+    },
+  );
+
+  it("finds links inside toggles and media urls, listing every one", async () => {
+    const user = await createUser();
+    const res = await postPage(user, {
+      content: [
+        {
+          type: "toggle",
+          children: [{ text: "t" }],
+          content: [{ type: "quote", children: [{ text: "q", link: "javascript:1" }] }],
+        },
+        { type: "image", url: "javascript:alert(1)", children: [{ text: "" }] },
+        { type: "image", url: "data:text/html,<script>alert(1)</script>", children: [{ text: "" }] },
+        { type: "embed", url: "data:image/png;base64,AAAA", children: [{ text: "" }] },
+      ],
+    });
+    expectErrorBody(res, 400);
+    expect(issuesOf(res).map((issue) => [issue.path, issue.code])).toEqual([
+      ["content[0].content[0].children[0].link", "unsafe_link"],
+      ["content[1].url", "unsafe_link"],
+      ["content[2].url", "unsafe_link"],
+      ["content[3].url", "unsafe_link"],
+    ]);
+    expect(await countOwnedBlocks(user.id)).toBe(0);
+  });
+
+  it("refuses an editor block's free-form content holding such a link, and keeps mention links there", async () => {
+    const user = await createUser();
+    const page = await createPage(user, { title: "Parent" });
+    const refused = await api(BLOCKS, {
+      method: "POST",
+      auth: user,
+      body: { type: "paragraph", parent_id: page.id, content: [{ text: "x", link: "javascript:alert(1)" }] },
+    });
+    expectUnsafeLink(refused, "content[0].link");
+    const spans = [
+      { text: "m", link: "mention:page:p2" },
+      { text: "w", link: "https://example.com" },
+    ];
+    const block = await createBlock(user, { parent_id: page.id, content: spans });
+    expect(block.content).toEqual(spans);
+    const patched = await api(`${BLOCKS}/${block.id}`, {
+      method: "PATCH",
+      auth: user,
+      body: { content: { nested: [{ text: "y", link: "vbscript:x" }] } },
+    });
+    expectUnsafeLink(patched, "content.nested[0].link");
+    expect((await storedRow(block.id))?.content).toBe(JSON.stringify(spans));
+  });
+
+  it.each(SAFE_LINKS)("stores a link to %j as written, from JSON and from markdown", async (link) => {
+    const user = await createUser();
+    const page = await createPage(user, { content: linked(link) });
+    expect(await storedContent(page.id)).toEqual([
+      paragraph("fine"),
+      { type: "paragraph", children: [{ text: "x", link }] },
+    ]);
+    const fromMarkdown = await createPage(user, { content_markdown: `[x](<${link}>)` });
+    expect(await storedContent(fromMarkdown.id)).toEqual([{ type: "paragraph", children: [{ text: "x", link }] }]);
+  });
+
+  it("stores a mention link as the mention and inline media data of its kind", async () => {
+    const user = await createUser();
+    const image = { type: "image", url: "data:image/png;base64,AAAA", children: [{ text: "" }] };
+    const page = await createPage(user, {
+      content: [{ type: "paragraph", children: [{ text: "@T", link: "mention:page:p1" }] }, image],
+    });
+    expect(await storedContent(page.id)).toEqual([
+      { type: "paragraph", children: [{ text: "@T", mention: { type: "page", id: "p1" } }] },
+      image,
+    ]);
+  });
+});
+
 describe("editor content: search", () => {
   it("finds a page by its body text through GET /api/v1/blocks?q= and GET /api/v1/pages?q=", async () => {
     const user = await createUser();

@@ -1,0 +1,199 @@
+import { z } from "@hono/zod-openapi";
+import { issuesRefused, joinPath, type PathIssue } from "../../lib/errors";
+import { OptionNameSchema, PropertyNameSchema } from "../../schemas/databases";
+import {
+  DEFAULT_PROPERTIES,
+  newOptionId,
+  newPropertyId,
+  OPTION_COLORS,
+  PROPERTY_TYPES,
+  type PropertyDefinition,
+  SELECT_LIKE_TYPES,
+  type SelectOption,
+} from "./property-types";
+import { isAddressable, nameKey } from "./schema-records";
+
+// A new database's schema records (contract, Block rule 8): the default columns, and the
+// properties of an inline `properties.schema` written with it, their ids kept (rule 4 names
+// what rows store). Read strictly, unlike an older database's inline schema (parseInlineSchema,
+// which skips what it cannot read): what is refused here is a 400 before anything is written.
+
+const FIELD = "properties.schema";
+
+/** An id as an inline schema gives it: any string a JSON path can address (rows are keyed by it). */
+const InlineId = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine(isAddressable, "An id may not hold NUL or a lone surrogate")
+  .refine((id) => id !== "__proto__", "This id is reserved");
+
+const InlineOption = z.union([
+  OptionNameSchema,
+  z.strictObject({ id: InlineId.optional(), name: OptionNameSchema, color: z.enum(OPTION_COLORS).optional() }),
+]);
+
+const InlineProperty = z.strictObject({
+  id: InlineId.optional(),
+  name: PropertyNameSchema.optional(),
+  // `rich_text` is an older name of `text`, as older inline schemas use it.
+  type: z.enum([...PROPERTY_TYPES, "rich_text"]),
+  options: z.array(InlineOption).max(500).optional(),
+});
+
+/** One entry of the inline schema as written: where it is, and the key naming it in the object form. */
+interface Entry {
+  path: string;
+  key: string | undefined;
+  raw: unknown;
+}
+
+function entriesOf(inline: unknown, issues: PathIssue[]): Entry[] {
+  if (Array.isArray(inline)) return inline.map((raw, index) => ({ path: `${FIELD}[${index}]`, key: undefined, raw }));
+  if (inline && typeof inline === "object") {
+    return Object.entries(inline).map(([key, raw]) => ({ path: joinPath(FIELD, [key]), key, raw }));
+  }
+  issues.push({
+    path: FIELD,
+    code: "invalid_schema",
+    message:
+      'must be an array of properties like [{"id": "status", "name": "Status", "type": "select", "options": ["Todo"]}], or an object keyed by property id',
+  });
+  return [];
+}
+
+/** A property of the inline schema with the path it was read at. */
+interface Read {
+  path: string;
+  property: PropertyDefinition;
+}
+
+function readEntry(entry: Entry, issues: PathIssue[]): Read | undefined {
+  const parsed = InlineProperty.safeParse(entry.raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      issues.push({ path: joinPath(entry.path, issue.path), code: issue.code, message: issue.message });
+    }
+    return undefined;
+  }
+  const { id: givenId, name: givenName, options } = parsed.data;
+  const type = parsed.data.type === "rich_text" ? "text" : parsed.data.type;
+  if (entry.key !== undefined && givenId !== undefined && givenId !== entry.key) {
+    issues.push({ path: `${entry.path}.id`, code: "id_mismatch", message: `differs from its key "${entry.key}"` });
+    return undefined;
+  }
+  const name = givenName ?? entry.key;
+  if (name === undefined) {
+    issues.push({ path: `${entry.path}.name`, code: "missing_name", message: "is required" });
+    return undefined;
+  }
+  if (options !== undefined && !SELECT_LIKE_TYPES.has(type)) {
+    issues.push({
+      path: `${entry.path}.options`,
+      code: "options_not_allowed",
+      message: "only select, multi_select and status properties have options",
+    });
+    return undefined;
+  }
+  const read = (options ?? []).map((option): SelectOption => {
+    const given = typeof option === "string" ? { name: option } : option;
+    return { id: given.id ?? newOptionId(), name: given.name, color: given.color ?? "default" };
+  });
+  checkOptions(read, `${entry.path}.options`, issues);
+  const id = givenId ?? entry.key ?? newPropertyId();
+  return { path: entry.path, property: { id, name, type, options: read, position: 0 } };
+}
+
+/** Option names and ids identify one option each, and a name is not another option's id (options are named by either). */
+function checkOptions(options: SelectOption[], path: string, issues: PathIssue[]): void {
+  options.forEach((option, index) => {
+    const earlier = options.slice(0, index);
+    const at = `${path}[${index}]`;
+    if (earlier.some((other) => other.name === option.name)) {
+      issues.push({ path: `${at}.name`, code: "duplicate_name", message: `repeats the option name "${option.name}"` });
+    } else if (earlier.some((other) => other.id === option.id)) {
+      issues.push({ path: `${at}.id`, code: "duplicate_id", message: `repeats the option id "${option.id}"` });
+    }
+    const shadowed = options.findIndex((other, i) => i !== index && other.id === option.name);
+    if (shadowed >= 0) {
+      issues.push({ path: `${at}.name`, code: "name_is_an_id", message: `is the id of ${path}[${shadowed}]` });
+    }
+  });
+}
+
+/**
+ * Ids and names identify one property each (names whatever their case), a name is not another
+ * property's id (properties are named by either), and one property at most is the title.
+ */
+function checkProperties(read: Read[], issues: PathIssue[]): void {
+  read.forEach(({ path, property }, index) => {
+    const earlier = read.slice(0, index);
+    const sameId = earlier.find((other) => other.property.id === property.id);
+    if (sameId) issues.push({ path: `${path}.id`, code: "duplicate_id", message: `repeats the id of ${sameId.path}` });
+    const sameName = earlier.find((other) => nameKey(other.property.name) === nameKey(property.name));
+    if (sameName) {
+      issues.push({ path: `${path}.name`, code: "duplicate_name", message: `repeats the name of ${sameName.path}` });
+    }
+    const shadowed = read.find((other) => other !== read[index] && other.property.id === property.name);
+    if (shadowed) {
+      issues.push({ path: `${path}.name`, code: "name_is_an_id", message: `is the id of ${shadowed.path}` });
+    }
+    if (property.type === "title" && earlier.some((other) => other.property.type === "title")) {
+      issues.push({ path: `${path}.type`, code: "second_title", message: "a database has exactly one title property" });
+    }
+  });
+}
+
+/**
+ * The default columns the inline schema does not have: a property of a default column's type
+ * is that column (an inline title property is the database's title, whatever its name). A
+ * default column added may not meet an inline property by name or id: which one a row's key
+ * meant could not be told.
+ */
+function missingDefaults(read: Read[], issues: PathIssue[]): PropertyDefinition[] {
+  const missing = DEFAULT_PROPERTIES.filter((column) => !read.some(({ property }) => property.type === column.type));
+  for (const column of missing) {
+    for (const { path, property } of read) {
+      const clash =
+        nameKey(property.name) === nameKey(column.name) ? "name" : property.id === column.name ? "id" : undefined;
+      if (clash) {
+        issues.push({
+          path: `${path}.${clash}`,
+          code: "default_column",
+          message: `"${column.name}" names the default ${column.type} column every database has: give this property that type, or another ${clash}`,
+        });
+      }
+    }
+  }
+  return missing.map((column) => ({
+    id: newPropertyId(),
+    name: column.name,
+    type: column.type,
+    options: [],
+    position: 0,
+  }));
+}
+
+/**
+ * The schema records of a new database, in order: the default title column unless the inline
+ * schema has a title, the inline properties as given (ids kept; an array entry without one,
+ * and options without one, get new ids), then the default columns it lacks. Refused with a 400
+ * listing every problem at its path (`details.field` is `properties.schema`).
+ */
+export function newDatabaseProperties(inline: unknown): PropertyDefinition[] {
+  const issues: PathIssue[] = [];
+  const read =
+    inline === undefined
+      ? []
+      : entriesOf(inline, issues).flatMap((entry) => {
+          const one = readEntry(entry, issues);
+          return one ? [one] : [];
+        });
+  checkProperties(read, issues);
+  const defaults = missingDefaults(read, issues);
+  if (issues.length > 0) throw issuesRefused(FIELD, issues, { field: FIELD });
+  const given = read.map(({ property }) => property);
+  const title = defaults.filter((column) => column.type === "title");
+  const computed = defaults.filter((column) => column.type !== "title");
+  return [...title, ...given, ...computed].map((property, position) => ({ ...property, position }));
+}
