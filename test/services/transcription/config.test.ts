@@ -71,7 +71,7 @@ describe("which transcriber", () => {
     });
   });
 
-  it("neither: a 500 naming TRANSCRIPTION_BASE_URL", () => {
+  it("neither: a 503 unavailable naming TRANSCRIPTION_BASE_URL", () => {
     let refusal: unknown;
     try {
       configuredTranscriber(contextWith({ TRANSCRIPTION_BASE_URL: "  " }));
@@ -80,8 +80,8 @@ describe("which transcriber", () => {
     }
     expect(refusal).toBeInstanceOf(ApiError);
     expect(refusal).toMatchObject({
-      status: 500,
-      code: "upstream_failed",
+      status: 503,
+      code: "unavailable",
       details: { setting: "TRANSCRIPTION_BASE_URL" },
     });
   });
