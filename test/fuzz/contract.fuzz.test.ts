@@ -14,7 +14,7 @@
  * write refused with a 4xx leaves the stored data of both users unchanged; and no request
  * changes the data of a user it did not authenticate as.
  *
- * Replay: the seed is printed at the start. `FUZZ_SEED=<seed> npx vitest run test/fuzz`
+ * Replay: the seed is printed at the start. `FUZZ_SEED=<seed> npm run test:fuzz`
  * repeats the run; adding `-t "<operationId>: "` repeats one operation's test alone (its
  * requests depend only on the seed and its own fixtures). `FUZZ_RUNS` sets the total number
  * of requests, `FUZZ_OPS=<id>,<id>` fuzzes only those operations, and `FUZZ_COLLECT=1`
@@ -60,7 +60,7 @@ if (!Number.isInteger(seed) || !Number.isInteger(totalRuns))
   throw new Error("FUZZ_SEED and FUZZ_RUNS must be integers");
 const only = env.FUZZ_OPS?.split(",").map((id) => id.trim());
 const collect = env.FUZZ_COLLECT === "1";
-console.log(`[fuzz] seed ${seed}: replay with FUZZ_SEED=${seed} npx vitest run test/fuzz`);
+console.log(`[fuzz] seed ${seed}: replay with FUZZ_SEED=${seed} npm run test:fuzz`);
 
 const doc = (await (await SELF.fetch("http://workspace.test/documentation/openapi.json")).json()) as OpenApiDocument;
 const resolve = makeResolver(doc);
