@@ -124,9 +124,15 @@ steps.forEach((step, idx) => {
   }
 });
 
-// The journal: one entry per migration, keeping the times already written (in increasing order).
+// The journal: one entry per migration, keeping the times already written (in increasing order), read from
+// the entries' text when conflict markers make the file unreadable.
 const oldEntries = new Map(
-  ((readJson(JOURNAL)?.entries ?? []) as Record<string, unknown>[]).map((entry) => [entry.tag, entry]),
+  (
+    (readJson(JOURNAL)?.entries as Record<string, unknown>[] | undefined) ??
+    [...(readText(JOURNAL) ?? "").matchAll(/"when":\s*(\d+),\s*"tag":\s*"([^"]+)"/g)].map(
+      ([, time, tag]): Record<string, unknown> => ({ when: Number(time), tag }),
+    )
+  ).map((entry) => [entry.tag, entry]),
 );
 let when = 0;
 const journal = {

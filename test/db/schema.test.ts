@@ -1,8 +1,8 @@
 /// <reference types="vite/client" />
 import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
-import readme from "../../migrations/README.md?raw";
 import journal from "../../migrations/meta/_journal.json";
+import readme from "../../migrations/README.md?raw";
 import { readSchema } from "../../scripts/schema-snapshot";
 
 // The tests' D1 is migrated as production is (test/setup.ts), by workerd's SQLite. What it holds is
