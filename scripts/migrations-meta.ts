@@ -185,7 +185,7 @@ const rows = final.undeclared
       a.name.localeCompare(b.name),
   )
   .map((o) => `| \`${o.name}\` | ${o.kind} | ${on(o)} | [${definedIn.get(o.name)}](${definedIn.get(o.name)}.sql) |`);
-const table = ["| Object | Kind | On | Defined now by |", "| --- | --- | --- | --- |", ...rows].join("\n");
+const table = ["| Object | Kind | On | Current definition |", "| --- | --- | --- | --- |", ...rows].join("\n");
 const readme = readText(README) ?? "";
 const start = readme.indexOf(README_START);
 const end = readme.lastIndexOf(README_END);
