@@ -114,6 +114,33 @@ export const heldCheckouts = sqliteTable("held_checkouts", {
 });
 
 /**
+ * The latest state of each subscription of a customer (the precedence of `subscriptions.state_at`),
+ * the one its record shows and the others: a state of another subscription while the shown one has
+ * not ended is kept here, held, and shown once that one ends (migrations/0018_subscription_states.sql
+ * says why). Not pruned: one row per subscription.
+ */
+export const subscriptionStates = sqliteTable(
+  "subscription_states",
+  {
+    customerId: text("customer_id").notNull(),
+    subscriptionId: text("subscription_id").notNull(),
+    status: text("status").notNull(),
+    priceId: text("price_id"),
+    plan: text("plan"),
+    currentPeriodEnd: text("current_period_end"),
+    cancelAtPeriodEnd: integer("cancel_at_period_end", { mode: "boolean" }).notNull().default(false),
+    /** When Stripe produced the state kept here (an event's `created`, Unix seconds), as `subscriptions.state_at`. */
+    stateAt: integer("state_at").notNull(),
+    /** When a state of it was first held: its customer's record showed another subscription that had not ended. */
+    heldAt: text("held_at"),
+    /** When the record showed it, having held it. */
+    releasedAt: text("released_at"),
+    updatedAt: text("updated_at").notNull().default(nowIso),
+  },
+  (table) => [primaryKey({ columns: [table.customerId, table.subscriptionId] })],
+);
+
+/**
  * What each invoice event says of its subscription (paid, or its payment failed), replayed over
  * the subscription's stored state whenever either is written, so the state does not depend on
  * the order events arrive in (migrations/0015_invoice_outcomes.sql says why). Pruned with the

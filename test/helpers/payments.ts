@@ -36,6 +36,7 @@ export interface WebhookReceipt {
   handled: boolean;
   duplicate: boolean;
   ignored?: string;
+  held?: string;
 }
 
 /** Delivers `event` as Stripe does: the JSON text, signed (a header of `null` sends none). */
@@ -211,6 +212,22 @@ export const heldCheckout = (eventId: string) =>
       released_at: string | null;
     }>();
 
+/** The latest state kept of a subscription (shown or held), or null. */
+export const keptSubscriptionState = (customerId: string, subscriptionId: string) =>
+  env.DB.prepare(
+    `SELECT customer_id, subscription_id, status, state_at, held_at, released_at
+       FROM subscription_states WHERE customer_id = ? AND subscription_id = ?`,
+  )
+    .bind(customerId, subscriptionId)
+    .first<{
+      customer_id: string;
+      subscription_id: string;
+      status: string;
+      state_at: number;
+      held_at: string | null;
+      released_at: string | null;
+    }>();
+
 /** A user with a subscription linked by checkout, as Stripe's events would leave it. */
 export async function subscribe(
   user: TestUser,
@@ -247,4 +264,11 @@ export async function capturingConsole<T>(work: () => Promise<T>): Promise<{ res
   } finally {
     for (const spy of spies) spy.mockRestore();
   }
+}
+
+/** Delivers `event` with `requestId` as X-Request-Id, logging silenced: the answer, and the JSON line logged about the event ({} if none). */
+export async function deliverLogged(event: StripeTestEvent, requestId: string) {
+  const { result, logged } = await capturingConsole(() => deliver(event, { headers: { "X-Request-Id": requestId } }));
+  const line = logged.split("\n").find((text) => text.includes(event.id));
+  return { res: result, line: JSON.parse(line ?? "{}") as Record<string, unknown> };
 }
