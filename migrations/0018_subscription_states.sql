@@ -9,7 +9,11 @@
 -- shows the new one in either arrival order. Every subscription's states are kept, not only held
 -- ones, so that a late, older state of a subscription whose end was shown earlier never brings it
 -- back. Filled here with the subscriptions the records show. Not pruned: one row per subscription.
--- Written by hand, numbered after 0017; the table is declared in src/db/schema.ts.
+--
+-- `held_checkouts.released_by`: what released a hold, its own event id (a resend) or the write that
+-- ended the subscription in its way, which releases it too (`releaseHeldCheckouts`); the rows
+-- released before this migration were released by a resend. Written by hand, numbered after 0017;
+-- the table is declared in src/db/schema.ts.
 CREATE TABLE `subscription_states` (
 	`customer_id` text NOT NULL,
 	`subscription_id` text NOT NULL,
@@ -30,3 +34,7 @@ INSERT INTO `subscription_states` (`customer_id`, `subscription_id`, `status`, `
 SELECT `customer_id`, `subscription_id`, `status`, `price_id`, `plan`, `current_period_end`,
 	`cancel_at_period_end`, `state_at`
 FROM `subscriptions` WHERE `subscription_id` IS NOT NULL AND `status` IS NOT NULL;
+--> statement-breakpoint
+ALTER TABLE `held_checkouts` ADD `released_by` text;
+--> statement-breakpoint
+UPDATE `held_checkouts` SET `released_by` = `event_id` WHERE `released_at` IS NOT NULL;

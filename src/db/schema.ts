@@ -92,7 +92,8 @@ export const paymentEvents = sqliteTable("payment_events", {
 /**
  * Checkouts that would have taken a subscription that has not ended away from its user, kept for
  * the operator instead of applied (migrations/0014_held_checkouts.sql says why). `released_at`:
- * when a resend applied it, once the conflict was gone.
+ * when it was applied, once the conflict was gone: by a resend, or by the end of the subscription
+ * its user was on (migrations/0018_subscription_states.sql).
  */
 export const heldCheckouts = sqliteTable("held_checkouts", {
   /** The `checkout.session.completed` event's id (not recorded as applied while held). */
@@ -111,6 +112,11 @@ export const heldCheckouts = sqliteTable("held_checkouts", {
   checkoutAt: integer("checkout_at").notNull(),
   heldAt: text("held_at").notNull().default(nowIso),
   releasedAt: text("released_at"),
+  /**
+   * What released it: its own event id (a resend), or the write that ended the subscription in its
+   * way (that event's id; `stripe_answer:<uuid>` for a cancellation's answer). Null while held.
+   */
+  releasedBy: text("released_by"),
 });
 
 /**

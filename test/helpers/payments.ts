@@ -196,8 +196,8 @@ export const recordedEvent = (eventId: string) =>
 /** The record of a checkout held for the operator, or null. */
 export const heldCheckout = (eventId: string) =>
   env.DB.prepare(
-    `SELECT event_id, customer_id, user_id, reason, user_customer_id, customer_user_id, checkout_at, held_at, released_at
-       FROM held_checkouts WHERE event_id = ?`,
+    `SELECT event_id, customer_id, user_id, reason, user_customer_id, customer_user_id, checkout_at, held_at, released_at,
+       released_by FROM held_checkouts WHERE event_id = ?`,
   )
     .bind(eventId)
     .first<{
@@ -210,6 +210,7 @@ export const heldCheckout = (eventId: string) =>
       checkout_at: number;
       held_at: string;
       released_at: string | null;
+      released_by: string | null;
     }>();
 
 /** The latest state kept of a subscription (shown or held), or null. */

@@ -8,6 +8,7 @@ import {
   deliver,
   deliverLogged,
   deliverOk,
+  heldCheckout,
   keptSubscriptionState,
   ME,
   nowSeconds,
@@ -208,5 +209,78 @@ describe("a second subscription of the same customer", () => {
       plan: "free",
       subscription: { subscription_id: next, status: "canceled" },
     });
+  });
+});
+
+describe("a checkout held because its user was on another subscription", () => {
+  it("is applied when that subscription ends: a user on an incomplete subscription who paid again gets what they paid", async () => {
+    const user = await createUser();
+    const [first, next] = [
+      { customer: unique("cus"), id: unique("sub") },
+      { customer: unique("cus"), id: unique("sub") },
+    ];
+    const t = nowSeconds() - 100;
+    await deliverOk(checkoutEvent(t, { customer: first.customer, userId: user.id, subscription: first.id }));
+    await deliverOk(subscriptionEvent("created", t, { ...first, status: "incomplete" }));
+    await deliverOk(subscriptionEvent("created", t + 10, { ...next, status: "active", lookupKey: "team" }));
+    const checkout = checkoutEvent(t + 10, { customer: next.customer, userId: user.id, subscription: next.id });
+    const { result } = await capturingConsole(() => deliver(checkout));
+    expect(result.body).toMatchObject({ handled: false, ignored: "user_on_another_subscription" });
+    expect(await me(user)).toMatchObject({ plan: "free", subscription: { subscription_id: first.id } });
+
+    const expired = subscriptionEvent("updated", t + 20, { ...first, status: "incomplete_expired" });
+    expect(await deliverOk(expired)).toMatchObject({ handled: true, duplicate: false });
+    expect(await me(user)).toMatchObject({ plan: "team", subscription: { subscription_id: next.id } });
+    expect(await heldCheckout(checkout.id)).toMatchObject({ released_by: expired.id, released_at: expect.any(String) });
+    expect(await recordedEvent(checkout.id)).not.toBeNull();
+    expect((await storedSubscription(first.customer))?.user_id).toBeNull();
+    expect(await storedSubscription(next.customer)).toMatchObject({ user_id: user.id, linked_at: t + 10 });
+    // Resends: duplicates, nothing moves.
+    for (const each of [checkout, expired]) expect((await deliverOk(each)).duplicate).toBe(true);
+    expect(await me(user)).toMatchObject({ subscription: { subscription_id: next.id } });
+  });
+
+  it("is applied when the user cancels that subscription at once", async () => {
+    const user = await createUser();
+    const { customer, subscription } = await subscribe(user, { status: "unpaid" });
+    const next = { customer: unique("cus"), id: unique("sub") };
+    await deliverOk(subscriptionEvent("created", nowSeconds() - 10, { ...next, status: "active", lookupKey: "team" }));
+    const checkout = checkoutEvent(nowSeconds() - 10, { customer: next.customer, userId: user.id });
+    await capturingConsole(() => deliver(checkout));
+    expect((await heldCheckout(checkout.id))?.released_at).toBeNull();
+
+    stripe = fakeStripeCancellingAtOnce(customer, [subscription]);
+    const cancelled = await api(CANCEL, { method: "POST", auth: user, body: { at_period_end: false } });
+    expect(cancelled.body).toMatchObject({ subscription_id: subscription, status: "canceled" });
+    expect(await me(user)).toMatchObject({ plan: "team", subscription: { subscription_id: next.id } });
+    expect((await heldCheckout(checkout.id))?.released_by).toMatch(/^stripe_answer:/);
+    expect(await recordedEvent(checkout.id)).not.toBeNull();
+  });
+
+  it("is left to the operator when it is older than the user's link, or its customer is another user's", async () => {
+    const [user, other] = [await createUser(), await createUser()];
+    const [linked, older, taken] = [
+      { customer: unique("cus"), id: unique("sub") },
+      { customer: unique("cus"), id: unique("sub") },
+      { customer: unique("cus"), id: unique("sub") },
+    ];
+    const t = nowSeconds() - 100;
+    await deliverOk(checkoutEvent(t + 10, { customer: linked.customer, userId: user.id }));
+    await deliverOk(subscriptionEvent("created", t + 10, { ...linked, status: "active" }));
+    await deliverOk(checkoutEvent(t + 10, { customer: taken.customer, userId: other.id }));
+    await deliverOk(subscriptionEvent("created", t + 10, { ...taken, status: "active" }));
+    const olderCheckout = checkoutEvent(t, { customer: older.customer, userId: user.id });
+    const takenCheckout = checkoutEvent(t + 15, { customer: taken.customer, userId: user.id });
+    await capturingConsole(async () => {
+      for (const each of [olderCheckout, takenCheckout]) await deliver(each);
+    });
+
+    await deliverOk(subscriptionEvent("deleted", t + 20, { ...linked, status: "canceled" }));
+    for (const each of [olderCheckout, takenCheckout]) {
+      expect(await heldCheckout(each.id)).toMatchObject({ released_at: null, released_by: null });
+      expect(await recordedEvent(each.id)).toBeNull();
+    }
+    expect((await storedSubscription(linked.customer))?.user_id).toBe(user.id);
+    expect((await storedSubscription(taken.customer))?.user_id).toBe(other.id);
   });
 });

@@ -430,17 +430,17 @@ describe("checkout links customers to users", () => {
         .first<{ n: number }>();
       expect(count?.n).toBe(1);
 
-      // Once the first subscription has ended, a resend applies it and releases the hold.
-      await deliverOk(
-        subscriptionEvent("deleted", nowSeconds(), {
-          id: first.subscription,
-          customer: first.customer,
-          status: "canceled",
-        }),
-      );
-      expect((await deliver(checkout)).body).toMatchObject({ handled: true, duplicate: false });
+      // The end of the first subscription releases the hold: the checkout is applied and recorded.
+      const ended = subscriptionEvent("deleted", nowSeconds(), {
+        id: first.subscription,
+        customer: first.customer,
+        status: "canceled",
+      });
+      await deliverOk(ended);
       expect(await recordedEvent(checkout.id)).not.toBeNull();
+      expect(await heldCheckout(checkout.id)).toMatchObject({ released_by: ended.id });
       expect((await heldCheckout(checkout.id))?.released_at).not.toBeNull();
+      expect((await deliver(checkout)).body).toMatchObject({ handled: true, duplicate: true });
       expect((await storedSubscription(first.customer))?.user_id).toBeNull();
       expect((await storedSubscription(next.customer))?.user_id).toBe(user.id);
       expect((await api<{ plan: string }>(ME, { auth: user })).body.plan).toBe("team");

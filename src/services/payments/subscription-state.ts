@@ -15,6 +15,8 @@
  * that has not ended is shown (`showHeldSubscription`, after every write), else a newer state of
  * any other. Invoices are kept and replayed over the shown state after every write of either
  * (`applyInvoiceOutcomes`), so the order events arrive in does not change the state they leave.
+ * The end of the shown subscription also releases a checkout held because its user was on it
+ * (`releaseHeldCheckouts`).
  */
 import { type SQL, sql } from "drizzle-orm";
 import { ENDED_STATUSES, FREE_PLAN, isLive, type Subscription } from "../../schemas/subscriptions";
@@ -91,7 +93,8 @@ const showsAnother = (state: SubscriptionState) =>
  *   of the subscription it shows replaces that one's under the same precedence; a state of another
  *   replaces it only when the shown one has ended (or there is none), and is newer;
  * - `showHeldSubscription`: the held subscription shown once the shown one has ended;
- * - the shown subscription's invoices not older than its state (`applyInvoiceOutcomes`).
+ * - the shown subscription's invoices not older than its state (`applyInvoiceOutcomes`);
+ * - `releaseHeldCheckouts`: a checkout held because its user was on the subscription that ended.
  * `eventId`: the event the state comes from; null for Stripe's answer to our own call (a cancellation).
  */
 export function writeSubscriptionState(
@@ -135,6 +138,7 @@ export function writeSubscriptionState(
     upsert,
     ...showHeldSubscription(state.customerId, now, eventId),
     applyInvoiceOutcomes(shown, now, eventId),
+    ...releaseHeldCheckouts(state.customerId, now, eventId),
   ];
 }
 
@@ -287,7 +291,9 @@ export interface LinkProbe {
  * is written to `held_checkouts` for the operator (one row per event, kept on a resend) and is not
  * applied, so its event id is not recorded and Stripe's "resend", once the conflict is gone,
  * applies it (and marks the hold released). Re-linking would leave that subscription billing with
- * no user able to see or cancel it, and anyone can name a user in a Payment Link.
+ * no user able to see or cancel it, and anyone can name a user in a Payment Link. One held because
+ * its user was on another subscription is also released when that subscription ends
+ * (`releaseHeldCheckouts`).
  *
  * Otherwise the user's link to any other customer made no later is dropped (`user_id` is unique:
  * one record per user; that customer's subscription has ended), then the customer's record
@@ -329,12 +335,57 @@ export function linkCustomer(link: CheckoutLink, linkedAt: number, now: Date, ev
         WHERE ${applies} AND ${heldBecause} IS NOT NULL
         ON CONFLICT (event_id) DO NOTHING`,
       sql`
-        UPDATE held_checkouts SET released_at = ${now.toISOString()}
+        UPDATE held_checkouts SET released_at = ${now.toISOString()}, released_by = ${eventId}
         WHERE event_id = ${eventId} AND released_at IS NULL AND ${linking}`,
     ],
     // Nothing above changes what holds a checkout: a held one is still held after them.
     applied: sql`${user} IS NOT NULL AND ${heldBecause} IS NULL`,
   };
+}
+
+/**
+ * Releases the checkout held because its user was on this customer's subscription, once that
+ * subscription has ended (and no held one of the customer was shown instead): the checkout is
+ * applied as a resend of it would be then, and its event recorded. Only a checkout held for that
+ * reason (`user_on_another_subscription`: one held because its customer is another user's waits
+ * for the operator), no older than the user's link to this customer (an older one would not take
+ * the user from a newer link: `linked_at`), whose own customer is neither linked after it nor
+ * linked to another user whose subscription has not ended; of several, the newest. Four
+ * statements, for one batch: the hold marked released by this write (`released_by`), then, for the
+ * checkout so marked, the user's link here dropped, the checkout's customer linked to the user,
+ * the checkout's event recorded as applied.
+ */
+function releaseHeldCheckouts(customerId: string, now: Date, eventId: string | null): SQL[] {
+  const at = now.toISOString();
+  // Names the hold this write releases, for the statements after the one that marks it.
+  const releasedBy = eventId ?? `stripe_answer:${crypto.randomUUID()}`;
+  const isNew = eventIsNew(eventId);
+  const releasedHere = sql`FROM held_checkouts released WHERE released_by = ${releasedBy} AND ${isNew}`;
+  return [
+    sql`
+      UPDATE held_checkouts SET released_at = ${at}, released_by = ${releasedBy}
+      WHERE ${isNew} AND event_id = (
+        SELECT held.event_id FROM held_checkouts held JOIN subscriptions ended ON ended.user_id = held.user_id
+        WHERE ended.customer_id = ${customerId} AND ended.status IN (${list(ENDED_STATUSES)})
+          AND held.released_at IS NULL AND held.reason = 'user_on_another_subscription'
+          AND held.customer_id <> ${customerId} AND held.checkout_at >= COALESCE(ended.linked_at, 0)
+          AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE customer_id = held.customer_id
+            AND (linked_at > held.checkout_at OR (user_id <> held.user_id AND ${notEnded})))
+        ORDER BY held.checkout_at DESC, held.event_id DESC LIMIT 1)`,
+    sql`
+      UPDATE subscriptions SET user_id = NULL, updated_at = ${at}
+      WHERE customer_id = ${customerId} AND user_id = (SELECT user_id ${releasedHere})`,
+    sql`
+      INSERT INTO subscriptions (customer_id, user_id, linked_at, updated_at)
+      SELECT customer_id, user_id, checkout_at, ${at} ${releasedHere}
+        AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE user_id = released.user_id)
+      ON CONFLICT (customer_id) DO UPDATE SET
+        user_id = excluded.user_id, linked_at = excluded.linked_at, updated_at = excluded.updated_at`,
+    sql`
+      INSERT INTO payment_events (id, type, received_at)
+      SELECT event_id, 'checkout.session.completed', ${at} ${releasedHere}
+      ON CONFLICT (id) DO NOTHING`,
+  ];
 }
 
 /** The stored record's columns a caller sees. */

@@ -128,7 +128,7 @@ function warnIgnored(
   held?: { customer_id: string; user_id: string | null },
 ) {
   const message = held
-    ? "Stripe checkout held for the operator (held_checkouts): it would take a subscription that has not ended from its user; not recorded: a resend once that is settled applies it"
+    ? "Stripe checkout held for the operator (held_checkouts): it would take a subscription that has not ended from its user; not recorded: a resend once that is settled applies it, and the end of the user's subscription releases it when that was in the way"
     : "Stripe event acknowledged but not applied (not recorded: a resend can apply it)";
   warnOperator(ctx, event, message, { ignored, ...held });
 }
