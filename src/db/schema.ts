@@ -98,7 +98,8 @@ export const paymentEvents = sqliteTable("payment_events", {
 /**
  * Checkouts that would have taken a subscription that has not ended away from its user, kept for
  * the operator instead of applied (migrations/0014_held_checkouts.sql says why). `released_at`:
- * when a resend applied it, once the conflict was gone.
+ * when it was applied, once the conflict was gone: by a resend, or by the end of the subscription
+ * its user was on (migrations/0018_subscription_states.sql).
  */
 export const heldCheckouts = sqliteTable("held_checkouts", {
   /** The `checkout.session.completed` event's id (not recorded as applied while held). */
@@ -117,7 +118,39 @@ export const heldCheckouts = sqliteTable("held_checkouts", {
   checkoutAt: integer("checkout_at").notNull(),
   heldAt: text("held_at").notNull().default(nowIso),
   releasedAt: text("released_at"),
+  /**
+   * What released it: its own event id (a resend), or the write that ended the subscription in its
+   * way (that event's id; `stripe_answer:<uuid>` for a cancellation's answer). Null while held.
+   */
+  releasedBy: text("released_by"),
 });
+
+/**
+ * The latest state of each subscription of a customer (the precedence of `subscriptions.state_at`),
+ * the one its record shows and the others: a state of another subscription while the shown one has
+ * not ended is kept here, held, and shown once that one ends (migrations/0018_subscription_states.sql
+ * says why). Not pruned: one row per subscription.
+ */
+export const subscriptionStates = sqliteTable(
+  "subscription_states",
+  {
+    customerId: text("customer_id").notNull(),
+    subscriptionId: text("subscription_id").notNull(),
+    status: text("status").notNull(),
+    priceId: text("price_id"),
+    plan: text("plan"),
+    currentPeriodEnd: text("current_period_end"),
+    cancelAtPeriodEnd: integer("cancel_at_period_end", { mode: "boolean" }).notNull().default(false),
+    /** When Stripe produced the state kept here (an event's `created`, Unix seconds), as `subscriptions.state_at`. */
+    stateAt: integer("state_at").notNull(),
+    /** When a state of it was first held: its customer's record showed another subscription that had not ended. */
+    heldAt: text("held_at"),
+    /** When the record showed it, having held it. */
+    releasedAt: text("released_at"),
+    updatedAt: text("updated_at").notNull().default(nowIso),
+  },
+  (table) => [primaryKey({ columns: [table.customerId, table.subscriptionId] })],
+);
 
 /**
  * What each invoice event says of its subscription (paid, or its payment failed), replayed over

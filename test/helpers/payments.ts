@@ -36,6 +36,7 @@ export interface WebhookReceipt {
   handled: boolean;
   duplicate: boolean;
   ignored?: string;
+  held?: string;
 }
 
 /** Delivers `event` as Stripe does: the JSON text, signed (a header of `null` sends none). */
@@ -195,8 +196,8 @@ export const recordedEvent = (eventId: string) =>
 /** The record of a checkout held for the operator, or null. */
 export const heldCheckout = (eventId: string) =>
   env.DB.prepare(
-    `SELECT event_id, customer_id, user_id, reason, user_customer_id, customer_user_id, checkout_at, held_at, released_at
-       FROM held_checkouts WHERE event_id = ?`,
+    `SELECT event_id, customer_id, user_id, reason, user_customer_id, customer_user_id, checkout_at, held_at, released_at,
+       released_by FROM held_checkouts WHERE event_id = ?`,
   )
     .bind(eventId)
     .first<{
@@ -208,6 +209,23 @@ export const heldCheckout = (eventId: string) =>
       customer_user_id: string | null;
       checkout_at: number;
       held_at: string;
+      released_at: string | null;
+      released_by: string | null;
+    }>();
+
+/** The latest state kept of a subscription (shown or held), or null. */
+export const keptSubscriptionState = (customerId: string, subscriptionId: string) =>
+  env.DB.prepare(
+    `SELECT customer_id, subscription_id, status, state_at, held_at, released_at
+       FROM subscription_states WHERE customer_id = ? AND subscription_id = ?`,
+  )
+    .bind(customerId, subscriptionId)
+    .first<{
+      customer_id: string;
+      subscription_id: string;
+      status: string;
+      state_at: number;
+      held_at: string | null;
       released_at: string | null;
     }>();
 
@@ -247,4 +265,11 @@ export async function capturingConsole<T>(work: () => Promise<T>): Promise<{ res
   } finally {
     for (const spy of spies) spy.mockRestore();
   }
+}
+
+/** Delivers `event` with `requestId` as X-Request-Id, logging silenced: the answer, and the JSON line logged about the event ({} if none). */
+export async function deliverLogged(event: StripeTestEvent, requestId: string) {
+  const { result, logged } = await capturingConsole(() => deliver(event, { headers: { "X-Request-Id": requestId } }));
+  const line = logged.split("\n").find((text) => text.includes(event.id));
+  return { res: result, line: JSON.parse(line ?? "{}") as Record<string, unknown> };
 }

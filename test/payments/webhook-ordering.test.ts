@@ -6,6 +6,7 @@ import {
   capturingConsole,
   checkoutEvent,
   deliver,
+  deliverLogged,
   deliverOk,
   heldCheckout,
   invoiceEvent,
@@ -85,8 +86,9 @@ describe("out-of-order subscription events", () => {
     const [oldSub, newSub] = [unique("sub"), unique("sub")];
     const t = nowSeconds() - 100;
     await deliverOk(subscriptionEvent("created", t, { id: oldSub, customer, status: "active" }));
-    await deliverOk(
-      subscriptionEvent("created", t + 10, { id: newSub, customer, status: "active", lookupKey: "team" }),
+    // Held while the old one is live, shown once it ends.
+    await capturingConsole(() =>
+      deliverOk(subscriptionEvent("created", t + 10, { id: newSub, customer, status: "active", lookupKey: "team" })),
     );
     await deliverOk(subscriptionEvent("deleted", t + 20, { id: oldSub, customer, status: "canceled" }));
     expect(await storedSubscription(customer)).toMatchObject({
@@ -178,14 +180,19 @@ describe("invoices", () => {
     expect(await storedSubscription(sub.customer)).toMatchObject({ status: "past_due", state_at: t + 10 });
   });
 
-  it("an invoice of the customer's next subscription, before it, is applied when it arrives", async () => {
+  it("an invoice of the customer's next subscription, before it, is applied when it is shown", async () => {
     const customer = unique("cus");
     const [old, next] = [unique("sub"), unique("sub")];
     const t = nowSeconds() - 100;
     await deliverOk(subscriptionEvent("created", t, { id: old, customer, status: "active" }));
     await deliverOk(invoiceEvent("payment_failed", t + 20, { customer, subscription: next }));
     expect(await storedSubscription(customer)).toMatchObject({ subscription_id: old, status: "active" });
-    await deliverOk(subscriptionEvent("created", t + 10, { id: next, customer, status: "active" }));
+    await capturingConsole(() =>
+      deliverOk(subscriptionEvent("created", t + 10, { id: next, customer, status: "active" })),
+    );
+    // Held while the old one is live; shown, with its invoice applied, once the old one ends.
+    expect(await storedSubscription(customer)).toMatchObject({ subscription_id: old, status: "active" });
+    await deliverOk(subscriptionEvent("deleted", t + 30, { id: old, customer, status: "canceled" }));
     expect(await storedSubscription(customer)).toMatchObject({
       subscription_id: next,
       status: "past_due",
@@ -370,12 +377,9 @@ describe("checkout links customers to users", () => {
         paymentStatus,
       });
       await deliverOk(subscriptionEvent("created", nowSeconds(), { ...next, status: "active", lookupKey: "team" }));
-      const { result: held, logged } = await capturingConsole(() =>
-        deliver(checkout, { headers: { "X-Request-Id": "checkout-held" } }),
-      );
+      const { res: held, line } = await deliverLogged(checkout, "checkout-held");
       expect(held.status).toBe(200);
       expect(held.body).toMatchObject({ handled: false, duplicate: false, ignored: "user_on_another_subscription" });
-      const line = JSON.parse(logged.split("\n").find((text) => text.includes(checkout.id)) ?? "{}");
       expect(line).toMatchObject({
         level: "warn",
         request_id: "checkout-held",
@@ -426,17 +430,17 @@ describe("checkout links customers to users", () => {
         .first<{ n: number }>();
       expect(count?.n).toBe(1);
 
-      // Once the first subscription has ended, a resend applies it and releases the hold.
-      await deliverOk(
-        subscriptionEvent("deleted", nowSeconds(), {
-          id: first.subscription,
-          customer: first.customer,
-          status: "canceled",
-        }),
-      );
-      expect((await deliver(checkout)).body).toMatchObject({ handled: true, duplicate: false });
+      // The end of the first subscription releases the hold: the checkout is applied and recorded.
+      const ended = subscriptionEvent("deleted", nowSeconds(), {
+        id: first.subscription,
+        customer: first.customer,
+        status: "canceled",
+      });
+      await deliverOk(ended);
       expect(await recordedEvent(checkout.id)).not.toBeNull();
+      expect(await heldCheckout(checkout.id)).toMatchObject({ released_by: ended.id });
       expect((await heldCheckout(checkout.id))?.released_at).not.toBeNull();
+      expect((await deliver(checkout)).body).toMatchObject({ handled: true, duplicate: true });
       expect((await storedSubscription(first.customer))?.user_id).toBeNull();
       expect((await storedSubscription(next.customer))?.user_id).toBe(user.id);
       expect((await api<{ plan: string }>(ME, { auth: user })).body.plan).toBe("team");

@@ -75,6 +75,11 @@ export const WebhookReceiptSchema = z
           "Why nothing was applied, when `handled` is false: a type not acted on; a checkout not in `subscription` mode; one without customer or user; one naming no known user (by `users.id` or the identity provider's id); or a checkout held for the operator because it would take a subscription that has not ended from its user: the user it names is linked to another customer whose subscription has not ended (`user_on_another_subscription`), or its customer is linked to another user and its subscription has not ended (`customer_of_another_user`)",
         example: "unknown_user",
       }),
+    held: z.enum(["customer_on_another_subscription"]).optional().openapi({
+      description:
+        "Set when a subscription event was taken in (`handled` true, its id recorded) but its state is not shown: the customer's record shows another of its subscriptions that has not ended. The state is kept (and logged for the operator) and shown once that one ends, so no subscription that has not ended is hidden from its user",
+      example: "customer_on_another_subscription",
+    }),
   })
   .openapi("WebhookReceipt");
 

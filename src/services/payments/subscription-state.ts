@@ -1,21 +1,27 @@
 /**
- * The per-customer subscription record (table `subscriptions`), written only by conditional
- * statements: each holds its own rule of precedence in SQL, so concurrent and out-of-order
- * writers never need a read first.
+ * The per-customer subscription record (table `subscriptions`) and every subscription's latest
+ * state (table `subscription_states`), written only by conditional statements: each holds its own
+ * rule of precedence in SQL, so concurrent and out-of-order writers never need a read first.
  *
- * Precedence of subscription states: a state produced later by Stripe (`state_at`, the event's
+ * Precedence of a subscription's states: a state produced later by Stripe (`state_at`, the event's
  * `created`, Unix seconds) replaces an earlier one; an earlier one changes nothing. Within the
- * same second, a state of the same subscription replaces the stored one unless it goes back in
- * its life (incomplete → live → ended). A record holding a live subscription is replaced by
- * another subscription of the customer only when that one is live too, so an old subscription's
- * late cancellation never hides the customer's new one. Invoices are kept and replayed over the
- * state after every write of either (`applyInvoiceOutcomes`), so the order events arrive in does
- * not change the state they leave.
+ * same second, a state replaces the stored one unless it goes back in the subscription's life
+ * (incomplete → live → ended).
+ *
+ * The record shows one subscription of its customer, and while that one has not ended it is never
+ * replaced by another: a state of another subscription of the customer is **held** (kept in
+ * `subscription_states`, not shown), so no subscription that still bills is hidden from its user
+ * or out of reach of the cancellation. Once the shown one has ended, the latest held subscription
+ * that has not ended is shown (`showHeldSubscription`, after every write), else a newer state of
+ * any other. Invoices are kept and replayed over the shown state after every write of either
+ * (`applyInvoiceOutcomes`), so the order events arrive in does not change the state they leave.
+ * The end of the shown subscription also releases a checkout held because its user was on it
+ * (`releaseHeldCheckouts`).
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { RawRow } from "../../db/rows";
 import type { subscriptions } from "../../db/schema";
-import { ENDED_STATUSES, FREE_PLAN, isLive, LIVE_STATUSES, type Subscription } from "../../schemas/subscriptions";
+import { ENDED_STATUSES, FREE_PLAN, isLive, type Subscription } from "../../schemas/subscriptions";
 import type { SubscriptionState } from "./stripe-objects";
 
 const list = (values: readonly string[]) =>
@@ -28,15 +34,70 @@ const list = (values: readonly string[]) =>
 const lifeStage = (status: SQL) =>
   sql`(CASE WHEN ${status} = 'incomplete' THEN 0 WHEN ${status} IN (${list(ENDED_STATUSES)}) THEN 2 ELSE 1 END)`;
 
+/** Whether a subscription's state (`at`, `status`) replaces its stored one (see above). */
+const replaces = (at: SQL | number, status: SQL | string, storedAt: SQL, storedStatus: SQL) =>
+  sql`(${at} > ${storedAt} OR (${at} = ${storedAt} AND ${lifeStage(sql`${status}`)} >= ${lifeStage(storedStatus)}))`;
+
 /** A statement of a webhook event applies only while the event has not been applied; null: not from an event. */
 const eventIsNew = (eventId: string | null) =>
   eventId === null ? sql`1` : sql`NOT EXISTS (SELECT 1 FROM payment_events WHERE id = ${eventId})`;
 
 /**
- * Stores a subscription's state under its customer (creating the record, not yet linked to a
- * user, when the customer is new), unless the stored state takes precedence (see above); then
- * applies the subscription's invoices not older than the state (`applyInvoiceOutcomes`). Two
- * statements, for one batch.
+ * A record whose subscription has not ended: any status but canceled or incomplete_expired (an
+ * incomplete one may still be paid, an unpaid or paused one resumed), or none seen yet (a
+ * subscription checkout always makes one, and its events may come later).
+ */
+const notEnded = sql`(status IS NULL OR status NOT IN (${list(ENDED_STATUSES)}))`;
+
+/** The subscription a customer's record shows (NULL: none, or no record). */
+const shownSubscription = (customerId: string) =>
+  sql`(SELECT subscription_id FROM subscriptions WHERE customer_id = ${customerId})`;
+
+/** Why a subscription's state is kept but not shown (see `heldStateProbe`). */
+export type HeldStateBecause = "customer_on_another_subscription";
+
+/** What `heldStateProbe` reads, before the batch writes anything. */
+export interface StateProbe {
+  /** Set when the state is held: its customer's record shows another subscription that has not ended. */
+  held: HeldStateBecause | null;
+  customer_id: string;
+  /** The subscription of the state. */
+  subscription_id: string;
+  /** The subscription the customer's record shows. */
+  shown_subscription_id: string | null;
+}
+
+/**
+ * Whether a state is held, for the receipt and the log only (first in the batch, read in its
+ * transaction; no write depends on it): the customer's record shows another subscription that has
+ * not ended, and the state is not older than the one kept of its own subscription.
+ */
+export function heldStateProbe(state: SubscriptionState, stateAt: number): SQL {
+  const { customerId, subscriptionId } = state;
+  const stale = sql`EXISTS (SELECT 1 FROM subscription_states
+    WHERE customer_id = ${customerId} AND subscription_id = ${subscriptionId}
+      AND NOT ${replaces(stateAt, state.status, sql.raw("state_at"), sql.raw("status"))})`;
+  return sql`SELECT CASE WHEN ${showsAnother(state)} AND NOT ${stale} THEN 'customer_on_another_subscription' END AS held,
+    ${customerId} AS customer_id, ${subscriptionId} AS subscription_id,
+    ${shownSubscription(customerId)} AS shown_subscription_id`;
+}
+
+/** The customer's record shows another subscription than `state`'s, one that has not ended: `state` is held. */
+const showsAnother = (state: SubscriptionState) =>
+  sql`EXISTS (SELECT 1 FROM subscriptions WHERE customer_id = ${state.customerId}
+    AND subscription_id <> ${state.subscriptionId} AND ${notEnded})`;
+
+/**
+ * Stores a subscription's state, then what follows from it, for one batch:
+ * - the state kept as its subscription's latest (`subscription_states`, under the precedence
+ *   above), marked held (`held_at`) when the record shows another subscription that has not ended;
+ * - the customer's record (created, not yet linked to a user, when the customer is new): a state
+ *   of the subscription it shows replaces that one's under the same precedence; a state of another
+ *   replaces it only when the shown one has ended (or there is none), and is newer;
+ * - `showHeldSubscription`: the held subscription shown once the shown one has ended;
+ * - the shown subscription's invoices not older than its state (`applyInvoiceOutcomes`);
+ * - `releaseHeldCheckouts`: a checkout held because its user was on the subscription that ended.
+ * `eventId`: the event the state comes from; null for Stripe's answer to our own call (a cancellation).
  */
 export function writeSubscriptionState(
   state: SubscriptionState,
@@ -44,25 +105,72 @@ export function writeSubscriptionState(
   now: Date,
   eventId: string | null,
 ): SQL[] {
+  const at = now.toISOString();
+  const keep = sql`
+    INSERT INTO subscription_states (customer_id, subscription_id, status, price_id, plan, current_period_end,
+      cancel_at_period_end, state_at, held_at, updated_at)
+    SELECT ${state.customerId}, ${state.subscriptionId}, ${state.status}, ${state.priceId}, ${state.plan},
+      ${state.currentPeriodEnd}, ${state.cancelAtPeriodEnd ? 1 : 0}, ${stateAt},
+      CASE WHEN ${showsAnother(state)} THEN ${at} END, ${at}
+    WHERE ${eventIsNew(eventId)}
+    ON CONFLICT (customer_id, subscription_id) DO UPDATE SET
+      status = excluded.status, price_id = excluded.price_id, plan = excluded.plan,
+      current_period_end = excluded.current_period_end, cancel_at_period_end = excluded.cancel_at_period_end,
+      state_at = excluded.state_at, held_at = COALESCE(subscription_states.held_at, excluded.held_at),
+      updated_at = excluded.updated_at
+    WHERE ${replaces(sql.raw("excluded.state_at"), sql.raw("excluded.status"), sql.raw("subscription_states.state_at"), sql.raw("subscription_states.status"))}`;
   const upsert = sql`
     INSERT INTO subscriptions (customer_id, subscription_id, status, price_id, plan, current_period_end,
       cancel_at_period_end, state_at, updated_at)
     SELECT ${state.customerId}, ${state.subscriptionId}, ${state.status}, ${state.priceId}, ${state.plan},
-      ${state.currentPeriodEnd}, ${state.cancelAtPeriodEnd ? 1 : 0}, ${stateAt}, ${now.toISOString()}
+      ${state.currentPeriodEnd}, ${state.cancelAtPeriodEnd ? 1 : 0}, ${stateAt}, ${at}
     WHERE ${eventIsNew(eventId)}
     ON CONFLICT (customer_id) DO UPDATE SET
       subscription_id = excluded.subscription_id, status = excluded.status, price_id = excluded.price_id,
       plan = excluded.plan, current_period_end = excluded.current_period_end,
       cancel_at_period_end = excluded.cancel_at_period_end, state_at = excluded.state_at,
       updated_at = excluded.updated_at
-    WHERE (excluded.state_at > subscriptions.state_at
-        OR (excluded.state_at = subscriptions.state_at
-          AND (subscriptions.subscription_id IS NOT excluded.subscription_id
-            OR ${lifeStage(sql.raw("excluded.status"))} >= ${lifeStage(sql.raw("subscriptions.status"))})))
-      AND (subscriptions.subscription_id IS NULL OR subscriptions.subscription_id = excluded.subscription_id
-        OR excluded.status IN (${list(LIVE_STATUSES)})
-        OR COALESCE(subscriptions.status, '') NOT IN (${list(LIVE_STATUSES)}))`;
-  return [upsert, applyInvoiceOutcomes(state, now, eventId)];
+    WHERE CASE WHEN subscriptions.subscription_id = excluded.subscription_id
+      THEN ${replaces(sql.raw("excluded.state_at"), sql.raw("excluded.status"), sql.raw("subscriptions.state_at"), sql.raw("subscriptions.status"))}
+      ELSE (subscriptions.subscription_id IS NULL OR subscriptions.status IN (${list(ENDED_STATUSES)}))
+        AND excluded.state_at >= subscriptions.state_at END`;
+  const shown = { customerId: state.customerId, subscriptionId: shownSubscription(state.customerId) };
+  return [
+    keep,
+    upsert,
+    ...showHeldSubscription(state.customerId, now, eventId),
+    applyInvoiceOutcomes(shown, now, eventId),
+    ...releaseHeldCheckouts(state.customerId, now, eventId),
+  ];
+}
+
+/**
+ * Once the subscription a customer's record shows has ended, shows the latest (by `state_at`, the
+ * event's `created`) of the customer's other subscriptions that has not ended, whatever its age:
+ * the subscription that replaced it (a plan change: the new one created, the old one deleted, in
+ * either arrival order), or one bought besides it. A held subscription that ended in the meantime
+ * is never shown over it. Marks the one shown released (`released_at`) when it was held. Two
+ * statements, for one batch.
+ */
+function showHeldSubscription(customerId: string, now: Date, eventId: string | null): SQL[] {
+  const at = now.toISOString();
+  return [
+    sql`
+      UPDATE subscriptions SET subscription_id = held.subscription_id, status = held.status,
+        price_id = held.price_id, plan = held.plan, current_period_end = held.current_period_end,
+        cancel_at_period_end = held.cancel_at_period_end, state_at = held.state_at, updated_at = ${at}
+      FROM (SELECT subscription_id, status, price_id, plan, current_period_end, cancel_at_period_end, state_at
+          FROM subscription_states
+          WHERE customer_id = ${customerId} AND status NOT IN (${list(ENDED_STATUSES)})
+            AND subscription_id IS NOT ${shownSubscription(customerId)}
+          ORDER BY state_at DESC, subscription_id DESC LIMIT 1) AS held
+      WHERE subscriptions.customer_id = ${customerId} AND subscriptions.status IN (${list(ENDED_STATUSES)})
+        AND ${eventIsNew(eventId)}`,
+    sql`
+      UPDATE subscription_states SET released_at = ${at}
+      WHERE customer_id = ${customerId} AND subscription_id = ${shownSubscription(customerId)}
+        AND held_at IS NOT NULL AND released_at IS NULL AND ${eventIsNew(eventId)}`,
+  ];
 }
 
 /** What a paid or failed invoice does to its subscription's status, from which statuses. */
@@ -71,10 +179,10 @@ const INVOICE_OUTCOMES = {
   payment_failed: { from: ["active", "trialing"], to: "past_due" },
 } as const;
 
-/** The subscription an invoice is for. */
+/** The subscription an invoice is for (or, as SQL, the one a customer's record shows). */
 interface InvoiceOf {
   customerId: string;
-  subscriptionId: string;
+  subscriptionId: string | SQL;
 }
 
 /**
@@ -83,7 +191,7 @@ interface InvoiceOf {
  * Two statements, for one batch.
  */
 export function writeInvoiceOutcome(
-  invoice: InvoiceOf,
+  invoice: InvoiceOf & { subscriptionId: string },
   outcome: keyof typeof INVOICE_OUTCOMES,
   created: number,
   now: Date,
@@ -177,13 +285,6 @@ export interface LinkProbe {
 }
 
 /**
- * A record whose subscription has not ended: any status but canceled or incomplete_expired (an
- * incomplete one may still be paid, an unpaid or paused one resumed), or none seen yet (a
- * subscription checkout always makes one, and its events may come later).
- */
-const notEnded = sql`(status IS NULL OR status NOT IN (${list(ENDED_STATUSES)}))`;
-
-/**
  * Links a customer to a user, as of a subscription checkout at `linkedAt` (Unix seconds).
  *
  * A subscription that has not ended never loses its user: a checkout naming a user linked to
@@ -192,7 +293,9 @@ const notEnded = sql`(status IS NULL OR status NOT IN (${list(ENDED_STATUSES)}))
  * is written to `held_checkouts` for the operator (one row per event, kept on a resend) and is not
  * applied, so its event id is not recorded and Stripe's "resend", once the conflict is gone,
  * applies it (and marks the hold released). Re-linking would leave that subscription billing with
- * no user able to see or cancel it, and anyone can name a user in a Payment Link.
+ * no user able to see or cancel it, and anyone can name a user in a Payment Link. One held because
+ * its user was on another subscription is also released when that subscription ends
+ * (`releaseHeldCheckouts`).
  *
  * Otherwise the user's link to any other customer made no later is dropped (`user_id` is unique:
  * one record per user; that customer's subscription has ended), then the customer's record
@@ -234,12 +337,57 @@ export function linkCustomer(link: CheckoutLink, linkedAt: number, now: Date, ev
         WHERE ${applies} AND ${heldBecause} IS NOT NULL
         ON CONFLICT (event_id) DO NOTHING`,
       sql`
-        UPDATE held_checkouts SET released_at = ${now.toISOString()}
+        UPDATE held_checkouts SET released_at = ${now.toISOString()}, released_by = ${eventId}
         WHERE event_id = ${eventId} AND released_at IS NULL AND ${linking}`,
     ],
     // Nothing above changes what holds a checkout: a held one is still held after them.
     applied: sql`${user} IS NOT NULL AND ${heldBecause} IS NULL`,
   };
+}
+
+/**
+ * Releases the checkout held because its user was on this customer's subscription, once that
+ * subscription has ended (and no held one of the customer was shown instead): the checkout is
+ * applied as a resend of it would be then, and its event recorded. Only a checkout held for that
+ * reason (`user_on_another_subscription`: one held because its customer is another user's waits
+ * for the operator), no older than the user's link to this customer (an older one would not take
+ * the user from a newer link: `linked_at`), whose own customer is neither linked after it nor
+ * linked to another user whose subscription has not ended; of several, the newest. Four
+ * statements, for one batch: the hold marked released by this write (`released_by`), then, for the
+ * checkout so marked, the user's link here dropped, the checkout's customer linked to the user,
+ * the checkout's event recorded as applied.
+ */
+function releaseHeldCheckouts(customerId: string, now: Date, eventId: string | null): SQL[] {
+  const at = now.toISOString();
+  // Names the hold this write releases, for the statements after the one that marks it.
+  const releasedBy = eventId ?? `stripe_answer:${crypto.randomUUID()}`;
+  const isNew = eventIsNew(eventId);
+  const releasedHere = sql`FROM held_checkouts released WHERE released_by = ${releasedBy} AND ${isNew}`;
+  return [
+    sql`
+      UPDATE held_checkouts SET released_at = ${at}, released_by = ${releasedBy}
+      WHERE ${isNew} AND event_id = (
+        SELECT held.event_id FROM held_checkouts held JOIN subscriptions ended ON ended.user_id = held.user_id
+        WHERE ended.customer_id = ${customerId} AND ended.status IN (${list(ENDED_STATUSES)})
+          AND held.released_at IS NULL AND held.reason = 'user_on_another_subscription'
+          AND held.customer_id <> ${customerId} AND held.checkout_at >= COALESCE(ended.linked_at, 0)
+          AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE customer_id = held.customer_id
+            AND (linked_at > held.checkout_at OR (user_id <> held.user_id AND ${notEnded})))
+        ORDER BY held.checkout_at DESC, held.event_id DESC LIMIT 1)`,
+    sql`
+      UPDATE subscriptions SET user_id = NULL, updated_at = ${at}
+      WHERE customer_id = ${customerId} AND user_id = (SELECT user_id ${releasedHere})`,
+    sql`
+      INSERT INTO subscriptions (customer_id, user_id, linked_at, updated_at)
+      SELECT customer_id, user_id, checkout_at, ${at} ${releasedHere}
+        AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE user_id = released.user_id)
+      ON CONFLICT (customer_id) DO UPDATE SET
+        user_id = excluded.user_id, linked_at = excluded.linked_at, updated_at = excluded.updated_at`,
+    sql`
+      INSERT INTO payment_events (id, type, received_at)
+      SELECT event_id, 'checkout.session.completed', ${at} ${releasedHere}
+      ON CONFLICT (id) DO NOTHING`,
+  ];
 }
 
 type ShownColumns = Pick<

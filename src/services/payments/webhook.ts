@@ -6,8 +6,11 @@ import { verifiedEvent } from "./stripe";
 import { EventEnvelope, type Read, readCheckoutSession, readInvoice, readSubscription } from "./stripe-objects";
 import {
   type HeldBecause,
+  type HeldStateBecause,
+  heldStateProbe,
   type LinkProbe,
   linkCustomer,
+  type StateProbe,
   writeInvoiceOutcome,
   writeSubscriptionState,
 } from "./subscription-state";
@@ -48,6 +51,8 @@ export interface WebhookReceipt {
   duplicate: boolean;
   /** Why, when `handled` is false. */
   ignored?: "unhandled_type" | IgnoredBecause;
+  /** A subscription's state taken in (`handled`) but not shown, held while another is (see `writeSubscriptionState`). */
+  held?: HeldStateBecause;
 }
 
 function read<T>(result: Read<T>, type: string): T {
@@ -61,9 +66,10 @@ function read<T>(result: Read<T>, type: string): T {
 }
 
 /**
- * What an event does, as one batch: an optional probe first (read in the same transaction,
- * for the receipt only: why an event not applied was not), the conditional statements, then the
- * record of the event id, made only when `applied` holds after the statements (always, unless said).
+ * What an event does, as one batch: an optional probe first (read in the same transaction, for
+ * the receipt and the log only: why a checkout not applied was not, whether a state is held), the
+ * conditional statements, then the record of the event id, made only when `applied` holds after
+ * the statements (always, unless said).
  */
 type Plan = { ignored: IgnoredBecause } | { statements: SQL[]; probe?: SQL; applied?: SQL };
 
@@ -82,7 +88,10 @@ function planFor(event: EventEnvelope, type: HandledEventType, now: Date): Plan 
     case "customer.subscription.updated":
     case "customer.subscription.deleted": {
       const state = read(readSubscription(object, type === "customer.subscription.deleted"), type);
-      return { statements: writeSubscriptionState(state, event.created, now, event.id) };
+      return {
+        probe: heldStateProbe(state, event.created),
+        statements: writeSubscriptionState(state, event.created, now, event.id),
+      };
     }
     case "invoice.paid":
     case "invoice.payment_failed": {
@@ -94,9 +103,23 @@ function planFor(event: EventEnvelope, type: HandledEventType, now: Date): Plan 
   }
 }
 
+/** One JSON line for the operator about an event, with our request id. */
+function warnOperator(ctx: RequestContext, event: EventEnvelope, message: string, fields: Record<string, unknown>) {
+  console.warn(
+    JSON.stringify({
+      level: "warn",
+      request_id: ctx.requestId,
+      message,
+      event_id: event.id,
+      event_type: event.type,
+      ...fields,
+    }),
+  );
+}
+
 /**
- * One line for the operator: an event acknowledged (200) but not applied, which a resend may apply
- * later; a held checkout also names its customer and user (its row in `held_checkouts` has the rest).
+ * An event acknowledged (200) but not applied, which a resend may apply later; a held checkout
+ * also names its customer and user (its row in `held_checkouts` has the rest).
  */
 function warnIgnored(
   ctx: RequestContext,
@@ -104,18 +127,24 @@ function warnIgnored(
   ignored: IgnoredBecause,
   held?: { customer_id: string; user_id: string | null },
 ) {
-  console.warn(
-    JSON.stringify({
-      level: "warn",
-      request_id: ctx.requestId,
-      message: held
-        ? "Stripe checkout held for the operator (held_checkouts): it would take a subscription that has not ended from its user; not recorded: a resend once that is settled applies it"
-        : "Stripe event acknowledged but not applied (not recorded: a resend can apply it)",
-      event_id: event.id,
-      event_type: event.type,
-      ignored,
-      ...held,
-    }),
+  const message = held
+    ? "Stripe checkout held for the operator (held_checkouts): it would take a subscription that has not ended from its user; not recorded: a resend once that is settled applies it, and the end of the user's subscription releases it when that was in the way"
+    : "Stripe event acknowledged but not applied (not recorded: a resend can apply it)";
+  warnOperator(ctx, event, message, { ignored, ...held });
+}
+
+/** A subscription's state taken in but held (its row in `subscription_states` has the rest). */
+function warnHeldState(ctx: RequestContext, event: EventEnvelope, probe: StateProbe) {
+  warnOperator(
+    ctx,
+    event,
+    "Stripe subscription state held for the operator (subscription_states): its customer's record shows another subscription that has not ended; shown once that one ends",
+    {
+      held: probe.held,
+      customer_id: probe.customer_id,
+      subscription_id: probe.subscription_id,
+      shown_subscription_id: probe.shown_subscription_id,
+    },
   );
 }
 
@@ -124,7 +153,9 @@ function warnIgnored(
  * the event's id not being recorded yet, and on its own precedence rules) and the record of the
  * id are one D1 batch, so a redelivery, concurrent or later, changes nothing. An event that
  * changes nothing because of what is missing (a checkout naming no known user, ...) is not
- * recorded: a resend once it is there applies it.
+ * recorded: a resend once it is there applies it. A subscription's state held while its customer's
+ * record shows another subscription is recorded (it is kept, and shown once that one ends) and
+ * answered with `held`.
  */
 export async function receiveWebhook(
   ctx: RequestContext,
@@ -151,9 +182,15 @@ export async function receiveWebhook(
       SELECT ${event.id}, ${event.type}, ${now.toISOString()} WHERE ${plan.applied ?? sql`1`}
       ON CONFLICT (id) DO NOTHING RETURNING id`,
   ]);
-  if ((results.at(-1) ?? []).length > 0) return { ...receipt, handled: true, duplicate: false };
-  const probe = plan.probe ? (results[0]?.[0] as LinkProbe | undefined) : undefined;
-  if (!probe?.ignored || probe.recorded) return { ...receipt, handled: true, duplicate: true };
+  const probe = plan.probe ? (results[0]?.[0] as LinkProbe | StateProbe | undefined) : undefined;
+  if ((results.at(-1) ?? []).length > 0) {
+    if (!probe || !("held" in probe) || !probe.held) return { ...receipt, handled: true, duplicate: false };
+    warnHeldState(ctx, event, probe);
+    return { ...receipt, handled: true, duplicate: false, held: probe.held };
+  }
+  if (!probe || !("ignored" in probe) || !probe.ignored || probe.recorded) {
+    return { ...receipt, handled: true, duplicate: true };
+  }
   const { ignored, customer_id, user_id } = probe;
   warnIgnored(ctx, event, ignored, isHeld(ignored) ? { customer_id, user_id } : undefined);
   return { ...receipt, handled: false, duplicate: false, ignored };
