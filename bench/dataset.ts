@@ -12,8 +12,14 @@
 import type { BlockRecord } from "../src/services/blocks/record.ts";
 import { CHAIN_DEPTH, SEARCH_PLANTED, SEARCH_WORD } from "./config.ts";
 
-/** A `blocks` row as inserted (the service's own row type); `seq` is left to SQLite. JSON columns are text. */
-export type BlockRow = Omit<BlockRecord, "seq" | "archived" | "in_trash"> & { archived: 0 | 1; in_trash: 0 | 1 };
+/**
+ * A `blocks` row as inserted (the service's own row type); `seq`, `schema_version` (0) and the generated
+ * `position_key` are left to SQLite. JSON columns are text.
+ */
+export type BlockRow = Omit<BlockRecord, "seq" | "schema_version" | "position_key" | "archived" | "in_trash"> & {
+  archived: 0 | 1;
+  in_trash: 0 | 1;
+};
 
 export interface UserRow {
   id: string;

@@ -3,7 +3,7 @@
 -- query reads (INDEXED BY, services/databases/row-query.ts) instead of the row, which its
 -- properties and content make many times wider. Counting 1,001 matches of a range filter at
 -- 100,000 rows took 4 ms reading rows and 1.4 ms reading this (sqlite3 shell). Written by hand,
--- like 0012: `position_key` is a generated column Drizzle's schema does not declare.
+-- like 0012 (the view); the index is declared in src/db/schema.ts.
 CREATE INDEX `blocks_row_state_idx` ON `blocks` (`seq`, `database_id`, `type`, `created_by`, `archived`, `in_trash`, `position_key`);
 --> statement-breakpoint
 -- A multi-select value naming one option twice (written before values were deduplicated, or

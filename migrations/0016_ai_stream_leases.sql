@@ -3,7 +3,7 @@
 -- the user's live leases are under the cap, so concurrent requests in any isolate cannot overshoot),
 -- deleted when its stream ends, and expires after the stream's longest life, so a Worker that
 -- dies mid-stream frees its slot by itself. Expired rows are swept by the next acquisition.
--- Numbered after the hand-written 0013, which is outside Drizzle's journal.
+-- The table is declared in src/db/schema.ts.
 CREATE TABLE `ai_stream_leases` (
 	`id` text PRIMARY KEY NOT NULL,
 	`user_id` text NOT NULL,

@@ -10,6 +10,12 @@ import {
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 
+// Every table, column and index the migrations make that Drizzle can declare is declared here, so
+// `drizzle-kit generate` finds nothing to do on a clean checkout; `npm run check` fails when this file
+// and the migrated database disagree (scripts/migrations-meta.ts). Drizzle cannot declare the FTS5
+// table `blocks_search`, the row-value index `row_values` (WITHOUT ROWID, untyped values), views or
+// triggers: they are hand-written migrations, listed in migrations/README.md with where each is defined.
+
 /** Timestamps are ISO-8601 UTC strings so they sort as text and read as the API returns them. */
 const nowIso = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
@@ -169,8 +175,17 @@ export const invoiceOutcomes = sqliteTable(
 
 /**
  * One table for editor blocks, pages, databases and database rows.
- * `properties` and `content` hold JSON text; the FTS index over their text is
- * maintained by triggers (see migrations/0001_blocks_search.sql), keyed by `seq`.
+ * `properties` and `content` hold JSON text.
+ *
+ * Triggers fire on every write of it, whichever path writes (migrations/README.md lists each one
+ * and the migration holding its current definition):
+ * - `blocks_search_*` (insert, update of properties or content, delete) keep the FTS5 index
+ *   `blocks_search` (keyed by `seq`) over the text of `blocks_search_source`: 0001_blocks_search.
+ * - `blocks_mentions_*` (insert, update of content) replace the block's `origin = 'content'`
+ *   `mentions` with those of `block_mentions_source`: 0008_mentions_from_content.
+ * - `row_values_row_*` (insert, update of database or type, of properties, of position, delete)
+ *   keep a database row's entries of the row-value index `row_values` from `row_values_source`:
+ *   triggers in 0012_row_values, the view redefined in 0013_row_state_index_and_option_entries.
  */
 export const blocks = sqliteTable(
   "blocks",
@@ -196,12 +211,34 @@ export const blocks = sqliteTable(
      * against a schema apply only while its version holds (see services/databases).
      */
     schemaVersion: integer("schema_version").notNull().default(0),
+    /**
+     * The default order of a database's rows: the position, unpositioned rows last (the largest
+     * float). Computed by SQLite, never written; the expression is the migration's text.
+     */
+    positionKey: real("position_key").generatedAlwaysAs(sql`coalesce(\`position\`, 1.7976931348623157e308)`, {
+      mode: "virtual",
+    }),
   },
   (table) => [
     index("blocks_parent_position_idx").on(table.parentId, table.position),
+    // A new block's place among the siblings its writer sees: one seek per owner (services/blocks/positions.ts).
+    index("blocks_parent_owner_position_idx").on(table.parentId, table.createdBy, table.position),
     index("blocks_database_idx").on(table.databaseId),
     // A database's rows in their default order (the rowid, seq, breaks ties): exports read it by keyset.
     index("blocks_database_position_idx").on(table.databaseId, table.position),
+    // The same order with unpositioned rows last: an unsorted row query walks it (services/databases/row-index.ts).
+    index("blocks_database_order_idx").on(table.databaseId, table.positionKey),
+    // What a row query checks of each row it counts or sorts, keyed by seq: read instead of the wide row
+    // (INDEXED BY, services/databases/row-query.ts).
+    index("blocks_row_state_idx").on(
+      table.seq,
+      table.databaseId,
+      table.type,
+      table.createdBy,
+      table.archived,
+      table.inTrash,
+      table.positionKey,
+    ),
     index("blocks_owner_updated_idx").on(table.createdBy, table.updatedAt),
     index("blocks_owner_created_idx").on(table.createdBy, table.createdAt),
     // Covers the listing's bounded count (owner, state, type) without reading rows.
@@ -209,12 +246,12 @@ export const blocks = sqliteTable(
   ],
 );
 
-export type BlockRow = typeof blocks.$inferSelect;
-export type UserRow = typeof users.$inferSelect;
-
 /**
  * Authoritative schema of a database block: one row per property, keyed by a
  * canonical `prop_...` id. Rows store values under these ids only.
+ *
+ * Triggers `row_values_property_*` (insert, update of id, database or type, delete) keep the
+ * property's entries of the row-value index `row_values`: 0012_row_values (migrations/README.md).
  */
 export const databaseProperties = sqliteTable(
   "database_properties",
@@ -225,8 +262,11 @@ export const databaseProperties = sqliteTable(
       .notNull()
       .references(() => blocks.id, { onDelete: "cascade", onUpdate: "cascade" }),
     name: text("name").notNull(),
-    /** The name case-folded: names are unique per database whatever their case. */
-    nameKey: text("name_key").notNull(),
+    /**
+     * The name case-folded: names are unique per database whatever their case. The default is only
+     * what let migration 0005 add the column to existing rows; every insert writes it.
+     */
+    nameKey: text("name_key").notNull().default(""),
     type: text("type").notNull(),
     /** Select-like options, JSON `[{id, name, color}]`. */
     options: text("options").notNull().default("[]"),
@@ -297,9 +337,10 @@ export const comments = sqliteTable(
 );
 
 /**
- * Inline mentions and links held by a block's content (`origin` content, kept in
- * step with every content write), or recorded through the API (`origin` api).
- * Backlinks are read from here: the rows whose target is a page.
+ * Inline mentions and links held by a block's content (`origin` content, written by the
+ * `blocks_mentions_*` triggers on `blocks` with every content write: 0008_mentions_from_content),
+ * or recorded through the API (`origin` api). Backlinks are read from here: the rows whose target
+ * is a page.
  */
 export const mentions = sqliteTable(
   "mentions",

@@ -1,16 +1,14 @@
 import { sql } from "drizzle-orm";
 import { type ConfirmedIdentity, identityProviderFor } from "../../auth/identity";
 import { issueSessionToken, sessionSecret } from "../../auth/sessions";
+import type { RawRow } from "../../db/rows";
+import type { users } from "../../db/schema";
 import type { RequestContext } from "../../lib/context";
 import { ApiError, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { OutboundError } from "../../lib/outbound";
 
-export interface SignedInUser {
-  id: string;
-  email: string;
-  name: string | null;
-}
+export type SignedInUser = Pick<RawRow<typeof users>, "id" | "email" | "name">;
 
 export interface SessionData {
   token: string;

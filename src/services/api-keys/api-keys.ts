@@ -2,6 +2,8 @@ import { sql } from "drizzle-orm";
 import { generateApiKey } from "../../auth/api-key-format";
 import { type ApiKeyScope, formatScopes, parseScopes } from "../../auth/scopes";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { apiKeys } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -15,16 +17,11 @@ import type { ApiKey, CreatedApiKey } from "../../schemas/api-keys";
 /** Live (unrevoked) keys a user may hold at once: enough for every agent, not unbounded. */
 export const MAX_KEYS_PER_USER = 100;
 
-interface KeyRecord {
-  id: string;
-  name: string;
-  display_prefix: string;
-  display_suffix: string;
-  scopes: string;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-}
+/** The columns of an `api_keys` row that KEY_COLUMNS reads. */
+type KeyRecord = Pick<
+  RawRow<typeof apiKeys>,
+  "id" | "name" | "display_prefix" | "display_suffix" | "scopes" | "created_at" | "last_used_at" | "expires_at"
+>;
 
 const KEY_COLUMNS = sql.raw("id, name, display_prefix, display_suffix, scopes, created_at, last_used_at, expires_at");
 

@@ -1,25 +1,11 @@
+import type { RawRow } from "../../db/rows";
+import type { blocks } from "../../db/schema";
 import type { Block } from "../../schemas/blocks";
 
 export type { Block, BlockTree } from "../../schemas/blocks";
 
-/** A `blocks` row as D1 returns it from `SELECT b.*` (snake_case, JSON as text, flags as 0/1). */
-export interface BlockRecord {
-  seq: number;
-  id: string;
-  type: string;
-  parent_id: string | null;
-  database_id: string | null;
-  teamspace_id: string | null;
-  properties: string;
-  content: string | null;
-  position: number | null;
-  archived: number;
-  in_trash: number;
-  created_by: string | null;
-  last_edited_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A `blocks` row as D1 returns it from `SELECT b.*` or `RETURNING *` (snake_case, JSON as text, flags as 0/1). */
+export type BlockRecord = RawRow<typeof blocks>;
 
 /** Turns a stored row into the response object; the row itself is never returned. */
 export function presentBlock(record: BlockRecord): Block {

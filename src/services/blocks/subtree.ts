@@ -1,18 +1,13 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Actor } from "../../lib/context";
+import type { BlockRecord } from "./record";
 import { isActive, visibleTo } from "./visibility";
 
 /** Upper bound on the levels a subtree walk follows (a bound on the recursion, whatever links it meets). */
 export const SUBTREE_MAX_DEPTH = 1_000;
 
-/** One row of `activeSubtree`'s `tree`. */
-export interface SubtreeRow {
-  id: string;
-  parent_id: string | null;
-  database_id: string | null;
-  position: number | null;
-  depth: number;
-}
+/** One row of `activeSubtree`'s `tree`: columns of the block, and its depth under the start. */
+export type SubtreeRow = Pick<BlockRecord, "id" | "parent_id" | "database_id" | "position"> & { depth: number };
 
 /**
  * `WITH RECURSIVE tree(id, parent_id, database_id, position, depth)`: the block `id` when the

@@ -1,6 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import { requireAuthor } from "../../auth/policies";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { comments } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -26,18 +28,7 @@ export type { Comment };
 // write ever depends on a read made in an earlier round trip.
 
 /** The stored row (`resolved` as SQLite's 0/1). */
-interface CommentRecord {
-  id: string;
-  block_id: string;
-  parent_id: string | null;
-  content: string;
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-  resolved: number;
-  resolved_at: string | null;
-  resolved_by: string | null;
-}
+type CommentRecord = RawRow<typeof comments>;
 
 const presentComment = (record: CommentRecord, pageId: string | null): Comment => ({
   id: record.id,

@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { databaseViews } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -14,12 +16,8 @@ import { loadDatabaseSchema, schemaUnchanged } from "../databases/schema-records
 
 export type { DatabaseView };
 
-interface ViewRecord extends Omit<DatabaseView, "filters" | "sorts" | "visible_properties"> {
-  filters: string;
-  sorts: string;
-  visible_properties: string | null;
-  version: number;
-}
+/** A `database_views` row as D1 returns it (the settings' JSON as text). */
+type ViewRecord = RawRow<typeof databaseViews, { view_type: ViewType; timeline_scale: TimelineScale | null }>;
 
 const presentView = ({ version: _version, ...record }: ViewRecord): DatabaseView => ({
   ...record,

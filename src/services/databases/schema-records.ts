@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { blocks, databaseProperties } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { visibleTo } from "../blocks/visibility";
@@ -11,15 +13,8 @@ import {
   type SelectOption,
 } from "./property-types";
 
-/** A `database_properties` row as D1 returns it. */
-export interface PropertyRecord {
-  id: string;
-  database_id: string;
-  name: string;
-  type: string;
-  options: string;
-  position: number;
-}
+/** A `database_properties` row as D1 returns it (`options` as JSON text). */
+export type PropertyRecord = RawRow<typeof databaseProperties>;
 
 export const databaseNotFound = (id: string) => notFound("Database not found", { database_id: id });
 
@@ -95,12 +90,8 @@ export const copySchemaRecords = (copied: { copies: string; timestamp: string })
   FROM json_each(${copied.copies}) AS copy
   JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'`;
 
-export interface DatabaseBlockRow {
-  id: string;
-  type: string;
-  properties: string;
-  schema_version: number;
-}
+/** What `loadDatabaseSchema` and `schemaOfBlockStatements` read of a database's block. */
+export type DatabaseBlockRow = Pick<RawRow<typeof blocks>, "id" | "type" | "properties" | "schema_version">;
 
 /**
  * The schema of a database visible to the user: its schema records, or for an

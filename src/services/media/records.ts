@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { media } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import {
@@ -16,20 +18,7 @@ import type { MediaFile } from "../../schemas/media";
 // object is written, not being deleted). Ownership and state are part of every query.
 
 /** The stored row. */
-export interface MediaRecord {
-  id: string;
-  bucket: string;
-  path: string;
-  filename: string;
-  content_type: string;
-  size: number;
-  sha256: string;
-  metadata: string;
-  state: "uploading" | "ready" | "deleting";
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-}
+export type MediaRecord = RawRow<typeof media, { state: "uploading" | "ready" | "deleting" }>;
 
 export const presentMedia = (record: MediaRecord): MediaFile => ({
   id: record.id,

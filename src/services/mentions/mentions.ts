@@ -1,6 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import { requireAuthor } from "../../auth/policies";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { mentions } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -26,11 +28,11 @@ import { DATE_MENTION, type MentionTargetType } from "../content/mentions";
 // writes are scoped to blocks the caller can see; changing or deleting a mention
 // is for its author, and a content mention changes only with its content.
 
-interface MentionRow extends Omit<MentionRecord, "target_type" | "kind" | "origin"> {
-  target_type: MentionTargetType;
-  kind: "mention" | "link";
-  origin: "content" | "api";
-}
+/** A mention as `selectMentions` reads it: the row, and the page its block belongs to. */
+type MentionRow = RawRow<
+  typeof mentions,
+  { target_type: MentionTargetType; kind: "mention" | "link"; origin: "content" | "api" }
+> & { page_id: string | null };
 
 const MENTION_COLUMNS = sql.raw(
   "m.id, m.block_id, m.target_type, m.target_id, m.kind, m.origin, m.snippet, m.created_by, m.created_at",

@@ -19,6 +19,8 @@
  * (`releaseHeldCheckouts`).
  */
 import { type SQL, sql } from "drizzle-orm";
+import type { RawRow } from "../../db/rows";
+import type { subscriptions } from "../../db/schema";
 import { ENDED_STATUSES, FREE_PLAN, isLive, type Subscription } from "../../schemas/subscriptions";
 import type { SubscriptionState } from "./stripe-objects";
 
@@ -388,16 +390,13 @@ function releaseHeldCheckouts(customerId: string, now: Date, eventId: string | n
   ];
 }
 
-/** The stored record's columns a caller sees. */
-export interface SubscriptionRecord {
-  customer_id: string | null;
-  subscription_id: string | null;
-  status: string | null;
-  price_id: string | null;
-  plan: string | null;
-  current_period_end: string | null;
-  cancel_at_period_end: number | null;
-}
+type ShownColumns = Pick<
+  RawRow<typeof subscriptions>,
+  "customer_id" | "subscription_id" | "status" | "price_id" | "plan" | "current_period_end" | "cancel_at_period_end"
+>;
+
+/** The stored record's columns a caller sees, each null when there is no record (read by a LEFT JOIN). */
+export type SubscriptionRecord = { [K in keyof ShownColumns]: ShownColumns[K] | null };
 
 /** The record as the API shows it; null while it holds no subscription (only a link). */
 export function presentSubscription(record: SubscriptionRecord | undefined): Subscription | null {

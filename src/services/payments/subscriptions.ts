@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { users } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { OutboundError } from "../../lib/outbound";
@@ -21,7 +23,7 @@ import {
  */
 export async function readMe(ctx: UserContext): Promise<Me> {
   const row = await ctx.db.get<
-    ({ id: string; email: string; name: string | null } & SubscriptionRecord) | undefined
+    (Pick<RawRow<typeof users>, "id" | "email" | "name"> & SubscriptionRecord) | undefined
   >(sql`
     SELECT u.id, u.email, u.name, s.customer_id, s.subscription_id, s.status, s.price_id, s.plan,
       s.current_period_end, s.cancel_at_period_end

@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { pushSubscriptions } from "../../db/schema";
 import { OUTBOUND_URL_PROBLEMS } from "../../lib/address-policy";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
@@ -22,13 +24,10 @@ export type { PushSubscription };
 export const MAX_PUSH_SUBSCRIPTIONS_PER_USER = 50;
 
 /** The stored columns a client sees. */
-interface SubscriptionRecord {
-  id: string;
-  endpoint: string;
-  expiration_time: number | null;
-  user_agent: string | null;
-  created_at: string;
-}
+type SubscriptionRecord = Pick<
+  RawRow<typeof pushSubscriptions>,
+  "id" | "endpoint" | "expiration_time" | "user_agent" | "created_at"
+>;
 
 const COLUMNS = sql`id, endpoint, expiration_time, user_agent, created_at`;
 

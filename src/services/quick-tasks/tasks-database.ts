@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { blocks } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { notFound, unauthorized } from "../../lib/errors";
 import { StaleWrite } from "../../lib/stale";
@@ -64,14 +66,11 @@ export interface TaskDatabase {
   schema: DatabaseSchema;
 }
 
-interface DatabaseStateRow {
-  id: string;
-  type: string;
-  properties: string;
-  schema_version: number;
-  archived: number;
-  in_trash: number;
-}
+/** What `findTaskDatabase` reads of a database's block. */
+type DatabaseStateRow = Pick<
+  RawRow<typeof blocks>,
+  "id" | "type" | "properties" | "schema_version" | "archived" | "in_trash"
+>;
 
 /** The database `id` when the caller can use it, else undefined. One round trip. */
 export async function findTaskDatabase(ctx: UserContext, id: string): Promise<TaskDatabase | undefined> {

@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { notifications } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
@@ -8,21 +10,12 @@ import type { Notification } from "../../schemas/reminders";
 // The in-app inbox: every fired reminder lands here (services/reminders/firing.ts), whatever
 // its channel. Notifications are the caller's own; another user's is not found.
 
-interface NotificationRow {
-  id: string;
-  kind: "reminder";
-  reminder_id: string | null;
-  occurrence: string;
-  target_block_id: string | null;
-  title: string;
-  body: string;
-  channel: "push" | "in_app";
-  created_at: string;
-  read_at: string | null;
+/** A notification as SELECT reads it: the row, and its push deliveries counted by state. */
+type NotificationRow = RawRow<typeof notifications, { kind: "reminder"; channel: "push" | "in_app" }> & {
   push_pending: number;
   push_sent: number;
   push_failed: number;
-}
+};
 
 const SELECT = sql.raw(`SELECT n.*,
   (SELECT count(*) FROM push_deliveries d WHERE d.notification_id = n.id AND d.state = 'pending') AS push_pending,

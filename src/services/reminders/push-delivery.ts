@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { notifications, pushDeliveries, pushSubscriptions } from "../../db/schema";
 import type { RequestContext } from "../../lib/context";
 import { pushTopic, sendPush } from "../push/web-push";
 
@@ -19,19 +21,10 @@ const CLAIM_LIMIT = 100;
 /** A reminder's push is worth showing for a day; after that the push service may drop it. */
 const PUSH_TTL_SECONDS = 24 * 60 * 60;
 
-interface ClaimedDelivery {
-  notification_id: string;
-  subscription_id: string;
-  attempts: number;
-  endpoint: string;
-  p256dh: string;
-  auth: string;
-  reminder_id: string | null;
-  occurrence: string;
-  target_block_id: string | null;
-  title: string;
-  body: string;
-}
+/** A claimed delivery as the claim returns it: the delivery, its subscription's keys, its notification. */
+type ClaimedDelivery = Pick<RawRow<typeof pushDeliveries>, "notification_id" | "subscription_id" | "attempts"> &
+  Pick<RawRow<typeof pushSubscriptions>, "endpoint" | "p256dh" | "auth"> &
+  Pick<RawRow<typeof notifications>, "reminder_id" | "occurrence" | "target_block_id" | "title" | "body">;
 
 /**
  * Sends the pending deliveries that are due: those of `notificationIds` (just fired), or, when

@@ -1,30 +1,12 @@
 import { Temporal } from "temporal-polyfill";
+import type { RawRow } from "../../db/rows";
+import type { reminders } from "../../db/schema";
 import type { Reminder, ReminderStatus } from "../../schemas/reminders";
 import type { RecurrenceRule } from "./recurrence";
 import type { Series, Timing } from "./states";
 
 /** A `reminders` row as D1 returns it. */
-export interface ReminderRecord {
-  id: string;
-  user_id: string;
-  target_block_id: string;
-  source_property_id: string;
-  series_start: string;
-  remind_at: string;
-  due_offset_ms: number | null;
-  timezone: string;
-  channel: "push" | "in_app";
-  recurrence_rule: string | null;
-  metadata: string;
-  schedule_id: string | null;
-  status: ReminderStatus;
-  next_fire_at: number | null;
-  snoozed_until: string | null;
-  occurrence_count: number;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
+export type ReminderRecord = RawRow<typeof reminders, { channel: "push" | "in_app"; status: ReminderStatus }>;
 
 const iso = (epochMs: number): string => new Date(epochMs).toISOString();
 export const isoOrNull = (epochMs: number | null): string | null => (epochMs === null ? null : iso(epochMs));

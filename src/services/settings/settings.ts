@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import type { RawRow } from "../../db/rows";
+import type { userSettings } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound, unauthorized } from "../../lib/errors";
 import type { Settings, UpdateSettingsInput } from "../../schemas/settings";
@@ -12,15 +14,7 @@ import { chooseModelParser } from "../quick-tasks/parser-config";
 // checks (the database visible, the user still there), so nothing is checked apart from the write.
 
 /** A `user_settings` row as D1 returns it. */
-export interface SettingsRecord {
-  user_id: string;
-  quick_task_provider: string | null;
-  quick_task_model: string | null;
-  quick_task_database_id: string | null;
-  quick_task_skip_preview: number;
-  tasks_database_id: string | null;
-  updated_at: string;
-}
+export type SettingsRecord = RawRow<typeof userSettings>;
 
 export const readSettings = (ctx: UserContext): Promise<SettingsRecord | undefined> =>
   ctx.db.get<SettingsRecord | undefined>(sql`SELECT * FROM user_settings WHERE user_id = ${ctx.actor.userId}`);

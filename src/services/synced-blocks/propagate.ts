@@ -6,6 +6,7 @@ import { retryWhileStale, StaleWrite } from "../../lib/stale";
 import type { PropagateResult } from "../../schemas/synced-blocks";
 import { DUPLICATE_MAX_BLOCKS } from "../blocks/commands";
 import { blockNotFound } from "../blocks/queries";
+import type { BlockRecord } from "../blocks/record";
 import { activeSubtree, firstOfEach, type SubtreeRow, visibleChildSteps } from "../blocks/subtree";
 import { visibleTo } from "../blocks/visibility";
 import { copySchemaRecords } from "../databases/schema-records";
@@ -85,9 +86,7 @@ const isStale = (error: unknown): boolean =>
   error instanceof Error &&
   (STALE_ERROR.test(error.message) || (error.cause instanceof Error && STALE_ERROR.test(error.cause.message)));
 
-interface NodeRow extends SubtreeRow {
-  type: string;
-}
+type NodeRow = SubtreeRow & Pick<BlockRecord, "type">;
 
 /**
  * Copy ids: a random prefix per propagation (the first 24 characters of a v4 UUID, 74
