@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { issuesRefused, joinPath, type PathIssue } from "../../lib/errors";
 import { OptionNameSchema, PropertyNameSchema } from "../../schemas/databases";
+import { isAddressable } from "./property-path";
 import {
   DEFAULT_PROPERTIES,
   newOptionId,
@@ -11,7 +12,7 @@ import {
   SELECT_LIKE_TYPES,
   type SelectOption,
 } from "./property-types";
-import { isAddressable, nameKey } from "./schema-records";
+import { nameKey } from "./schema-records";
 
 // A new database's schema records (contract, Block rule 8): the default columns, and the
 // properties of an inline `properties.schema` written with it, their ids kept (rule 4 names
@@ -25,6 +26,7 @@ const InlineId = z
   .string()
   .min(1)
   .max(200)
+  .refine((id) => id.trim() !== "", "An id may not be blank")
   .refine(isAddressable, "An id may not hold NUL or a lone surrogate")
   .refine((id) => id !== "__proto__", "This id is reserved");
 
@@ -68,21 +70,48 @@ interface Read {
   property: PropertyDefinition;
 }
 
-function readEntry(entry: Entry, issues: PathIssue[]): Read | undefined {
-  const parsed = InlineProperty.safeParse(entry.raw);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      issues.push({ path: joinPath(entry.path, issue.path), code: issue.code, message: issue.message });
-    }
-    return undefined;
-  }
-  const { id: givenId, name: givenName, options } = parsed.data;
-  const type = parsed.data.type === "rich_text" ? "text" : parsed.data.type;
-  if (entry.key !== undefined && givenId !== undefined && givenId !== entry.key) {
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * An entry as the array form writes it: in the object form, the key is the id, and the name when
+ * the entry gives none. So both forms are read by one schema (InlineProperty: the id rules,
+ * PropertyNameSchema), and a key breaking them is refused at the key's own path.
+ */
+function asArrayEntry(entry: Entry, issues: PathIssue[]): { raw: unknown; fromKey: Set<string> } | undefined {
+  const fromKey = new Set<string>();
+  if (entry.key === undefined || !isRecord(entry.raw)) return { raw: entry.raw, fromKey };
+  const raw: Record<string, unknown> = { ...entry.raw };
+  if (raw.id !== undefined && raw.id !== entry.key) {
     issues.push({ path: `${entry.path}.id`, code: "id_mismatch", message: `differs from its key "${entry.key}"` });
     return undefined;
   }
-  const name = givenName ?? entry.key;
+  for (const field of ["id", "name"]) {
+    if (raw[field] === undefined) {
+      raw[field] = entry.key;
+      fromKey.add(field);
+    }
+  }
+  return { raw, fromKey };
+}
+
+function readEntry(entry: Entry, issues: PathIssue[]): Read | undefined {
+  const given = asArrayEntry(entry, issues);
+  if (!given) return undefined;
+  const parsed = InlineProperty.safeParse(given.raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const field = String(issue.path[0]);
+      issues.push(
+        given.fromKey.has(field)
+          ? { path: entry.path, code: issue.code, message: `the key, as the property's ${field}: ${issue.message}` }
+          : { path: joinPath(entry.path, issue.path), code: issue.code, message: issue.message },
+      );
+    }
+    return undefined;
+  }
+  const { id, name, options } = parsed.data;
+  const type = parsed.data.type === "rich_text" ? "text" : parsed.data.type;
   if (name === undefined) {
     issues.push({ path: `${entry.path}.name`, code: "missing_name", message: "is required" });
     return undefined;
@@ -100,8 +129,7 @@ function readEntry(entry: Entry, issues: PathIssue[]): Read | undefined {
     return { id: given.id ?? newOptionId(), name: given.name, color: given.color ?? "default" };
   });
   checkOptions(read, `${entry.path}.options`, issues);
-  const id = givenId ?? entry.key ?? newPropertyId();
-  return { path: entry.path, property: { id, name, type, options: read, position: 0 } };
+  return { path: entry.path, property: { id: id ?? newPropertyId(), name, type, options: read, position: 0 } };
 }
 
 /** Option names and ids identify one option each, and a name is not another option's id (options are named by either). */

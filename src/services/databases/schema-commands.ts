@@ -3,7 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { retryWhileStale, StaleWrite } from "../../lib/stale";
-import { propertyPathSql } from "./property-path";
+import { isAddressable, propertyPathSql } from "./property-path";
 import {
   COMPUTED_PROPERTY_TYPES,
   DATE_LIKE_TYPES,
@@ -276,14 +276,20 @@ export function removeProperty(ctx: UserContext, databaseId: string, propertyId:
     if (property.type === "title") {
       throw badRequest("The title property cannot be removed", { property_id: propertyId });
     }
-    const path = propertyPathSql(propertyId);
+    // Values under an id no JSON path can address cannot be removed by path: the property goes, and
+    // its values stay in the rows' JSON, where no query or named value (properties_by_name) reaches them.
+    const path = isAddressable(propertyId) ? propertyPathSql(propertyId) : null;
     await unlessLaidOut(ctx, schema, property, "removing", () =>
       commitSchemaChange(ctx, schema, {
         requires: sql`NOT ${laidOutBy(databaseId, propertyId)}`,
         statements: (timestamp, when) => [
           sql`DELETE FROM database_properties WHERE id = ${propertyId} AND database_id = ${databaseId} AND ${when}`,
-          sql`UPDATE blocks SET properties = json_remove(properties, ${path})
-            WHERE database_id = ${databaseId} AND json_type(properties, ${path}) IS NOT NULL AND ${when}`,
+          ...(path
+            ? [
+                sql`UPDATE blocks SET properties = json_remove(properties, ${path})
+                  WHERE database_id = ${databaseId} AND json_type(properties, ${path}) IS NOT NULL AND ${when}`,
+              ]
+            : []),
           removeFromViews(databaseId, propertyId, timestamp, when),
         ],
       }),

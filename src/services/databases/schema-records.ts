@@ -3,6 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { visibleTo } from "../blocks/visibility";
+import { isAddressable } from "./property-path";
 import {
   type DatabaseSchema,
   PROPERTY_TYPES,
@@ -144,14 +145,6 @@ export function schemaOf(
 
 const isPropertyType = (value: unknown): value is PropertyType =>
   typeof value === "string" && (PROPERTY_TYPES as readonly string[]).includes(value);
-
-/**
- * An id a JSON path can address. SQLite reads a path as a C string, so a NUL
- * ends it early ("bad JSON path"), and a lone surrogate cannot travel as UTF-8:
- * a legacy property with such an id can never be read or written by path.
- */
-export const isAddressable = (id: string): boolean =>
-  !id.includes("\0") && !/[\uD800-\uDFFF]/.test(id.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""));
 
 /**
  * Reads an older database's inline schema. Accepted shapes: an array of

@@ -189,6 +189,31 @@ describe("a database created with an inline properties.schema", () => {
       "properties.schema[0].id",
       "default_column",
     ],
+    // The object form: its key is the id (and the name when none is given), held to the same rules.
+    ["a key __proto__", JSON.parse('{"__proto__": {"type": "text"}}'), "properties.schema.__proto__", "custom"],
+    ["a key with NUL", { "a\u0000b": { type: "text" } }, "properties.schema.a\u0000b", "custom"],
+    ["a key with a lone surrogate", { "a\ud800": { type: "text" } }, "properties.schema.a\ud800", "custom"],
+    ["an empty key", { "": { type: "text" } }, "properties.schema.", "too_small"],
+    ["a blank key", { "   ": { type: "text" } }, "properties.schema.   ", "too_small"],
+    ["a blank key with a name", { "   ": { name: "Blank", type: "text" } }, "properties.schema.   ", "custom"],
+    [
+      "a key of 5,000 characters",
+      { ["k".repeat(5000)]: { type: "text" } },
+      `properties.schema.${"k".repeat(5000)}`,
+      "too_big",
+    ],
+    [
+      "keys naming one property, but for a trailing space",
+      { "Status ": { type: "text" }, x: { name: "Status", type: "number" } },
+      "properties.schema.x.name",
+      "duplicate_name",
+    ],
+    [
+      "a name of the object form that is blank",
+      { a: { name: "  ", type: "text" } },
+      "properties.schema.a.name",
+      "too_small",
+    ],
   ])("refuses %s (400 at its path), writing nothing", async (_case, schema, path, code) => {
     const user = await createUser();
     for (const via of ["pages", "blocks"] as const) {
@@ -198,6 +223,18 @@ describe("a database created with an inline properties.schema", () => {
       expect((res.body as unknown as { details: { field: string } }).details.field).toBe("properties.schema");
     }
     expect(await countOwnedBlocks(user.id)).toBe(0);
+  });
+});
+
+describe("the object form reads its keys as the array form reads ids and names", () => {
+  it("a key is the id as given and the name trimmed, as the same entry of the array form", async () => {
+    const user = await createUser();
+    const asObject = await createDatabase(user, { "  Padded  ": { type: "text" } });
+    const asArray = await createDatabase(user, [{ id: "  Padded  ", name: "  Padded  ", type: "text" }]);
+    for (const res of [asObject, asArray]) {
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect((await recordsOf(res.body.id))[1]).toEqual(["  Padded  ", "Padded", "text", 1]);
+    }
   });
 });
 
