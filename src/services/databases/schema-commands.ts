@@ -8,6 +8,8 @@ import {
   COMPUTED_PROPERTY_TYPES,
   DATE_LIKE_TYPES,
   type DatabaseSchema,
+  MAX_OPTIONS,
+  MAX_PROPERTIES,
   newOptionId,
   newPropertyId,
   type PropertyDefinition,
@@ -109,6 +111,11 @@ export interface NewProperty {
 
 export function addProperty(ctx: UserContext, databaseId: string, input: NewProperty): Promise<PropertyDefinition> {
   return changeSchema(ctx, databaseId, async (schema) => {
+    if (schema.properties.length >= MAX_PROPERTIES) {
+      throw conflict(`A database has at most ${MAX_PROPERTIES} properties: remove one first`, {
+        maximum: MAX_PROPERTIES,
+      });
+    }
     assertNameFree(schema, input.name);
     if (input.type === "title" && schema.properties.some((property) => property.type === "title")) {
       throw badRequest("A database has exactly one title property", { type: input.type });
@@ -368,6 +375,12 @@ export function addOption(
 ): Promise<SelectOption> {
   return changeSchema(ctx, databaseId, async (schema) => {
     const property = selectLikeProperty(schema, propertyId);
+    if (property.options.length >= MAX_OPTIONS) {
+      throw conflict(`A property has at most ${MAX_OPTIONS} options: remove one first`, {
+        property_id: propertyId,
+        maximum: MAX_OPTIONS,
+      });
+    }
     assertOptionNameFree(property, input.name);
     const option: SelectOption = { id: newOptionId(), name: input.name, color: input.color ?? "default" };
     await commitSchemaChange(ctx, schema, {
