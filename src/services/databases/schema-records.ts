@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { parseProperties } from "../blocks/record";
 import { visibleTo } from "../blocks/visibility";
 import { isAddressable } from "./property-path";
 import {
@@ -139,7 +140,7 @@ export function schemaOf(
   if (database?.type !== "database") return undefined;
   const { id: databaseId, schema_version: version } = database;
   if (records.length > 0) return { databaseId, properties: records.map(presentProperty), legacy: false, version };
-  const inline = (JSON.parse(database.properties) as { schema?: unknown }).schema;
+  const inline = parseProperties(database.properties).schema;
   return { databaseId, properties: parseInlineSchema(inline), legacy: true, version };
 }
 
