@@ -151,26 +151,39 @@ function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<App
   };
 }
 
-/** True when the request carries no bytes: no body, `Content-Length: 0`, or a stream that ends at once. */
-async function hasNoBytes(c: Context): Promise<boolean> {
+/** A JSON media type (`application/json`, `application/merge-patch+json`...), as the validator reads one. */
+const JSON_MEDIA_TYPE = /^application\/([a-z-.]+\+)?json/i;
+/** The bytes JSON allows around a value and ignores (RFC 8259): space, tab, line feed, carriage return. */
+const isJsonWhitespace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+
+/**
+ * True when the request carries nothing: no body, `Content-Length: 0`, a stream that ends at once,
+ * or, declared as JSON, only the whitespace JSON ignores (no value at all).
+ */
+async function carriesNothing(c: Context): Promise<boolean> {
   const request = c.req.raw;
   if (request.body === null) return true;
+  const json = JSON_MEDIA_TYPE.test(request.headers.get("Content-Type") ?? "");
   const length = request.headers.get("Content-Length");
-  if (length !== null && !request.headers.has("Transfer-Encoding")) return Number(length) === 0;
-  // Read through Hono's body cache: a body that has bytes is read from it by the validator.
-  return (await c.req.arrayBuffer()).byteLength === 0;
+  if (length !== null && !request.headers.has("Transfer-Encoding") && (Number(length) === 0 || !json)) {
+    return Number(length) === 0;
+  }
+  // Read through Hono's body cache: a body that has a value is read from it by the validator.
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  return json ? bytes.every(isJsonWhitespace) : bytes.byteLength === 0;
 }
 
 /**
  * An empty body is no body. Many clients send `Content-Type: application/json` on every
  * request; on a route whose body is optional, the validator would parse the nothing as JSON and
- * answer 400. A request with no bytes loses its Content-Type (it describes nothing), so it is
- * validated as a request without a body, whatever its Content-Type said. (Hono's own body limit
- * replaces the request the same way.)
+ * answer 400. A request with no bytes, or with JSON whitespace alone (a client that sends `" "` or
+ * a newline for "no body"), loses its Content-Type (it describes nothing), so it is validated as a
+ * request without a body, whatever its Content-Type said. (Hono's own body limit replaces the
+ * request the same way.)
  */
 const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
   const request = c.req.raw;
-  if (request.headers.has("Content-Type") && (await hasNoBytes(c))) {
+  if (request.headers.has("Content-Type") && (await carriesNothing(c))) {
     const headers = new Headers(request.headers);
     headers.delete("Content-Type");
     c.req.raw = new Request(request.url, { method: request.method, headers, signal: request.signal, cf: request.cf });

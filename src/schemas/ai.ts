@@ -76,7 +76,7 @@ export const AiStreamRequest = z
     }),
     max_tokens: z.number().int().min(1).max(1_000_000).optional().openapi({
       description:
-        "Longest answer in tokens. On your own `apiKey`: as you ask (Anthropic needs one: 4096 when absent). When the server pays (its key, or the openai-compatible server without your `apiKey`): at most AI_MAX_OUTPUT_TOKENS (4096 by default; above it a 400), and that ceiling when absent",
+        "Longest answer in tokens. On your own `apiKey`: as you ask (Anthropic needs one: 4096 when absent). When the server pays (its key, or the openai-compatible server, whatever `apiKey` you send it): at most AI_MAX_OUTPUT_TOKENS (4096 by default; above it a 400), and that ceiling when absent",
       example: 512,
     }),
     apiKey: apiKey.optional().openapi({

@@ -42,7 +42,30 @@ const EMPTY_BODIES: [string, Record<string, string>, () => BodyInit | undefined]
     () => new ReadableStream({ start: (controller) => controller.close() }),
   ],
   ["Content-Type: text/plain, zero bytes", { "Content-Type": "text/plain" }, () => ""],
+  // JSON whitespace alone is no JSON value: as empty as no bytes.
+  ["Content-Type: application/json, a space", { "Content-Type": "application/json" }, () => " "],
+  ["Content-Type: application/json, a newline", { "Content-Type": "application/json" }, () => "\n"],
+  ["Content-Type: application/json, CR LF and a tab", { "Content-Type": "application/json" }, () => "\r\n\t"],
+  [
+    "Content-Type: application/json; charset=utf-8, spaces with their Content-Length",
+    { "Content-Type": "application/json; charset=utf-8", "Content-Length": "3" },
+    () => "   ",
+  ],
+  [
+    "Content-Type: application/json, a stream of whitespace (no Content-Length)",
+    { "Content-Type": "application/json" },
+    () =>
+      new ReadableStream({
+        start: (controller) => {
+          controller.enqueue(new TextEncoder().encode(" \n"));
+          controller.enqueue(new TextEncoder().encode("\t "));
+          controller.close();
+        },
+      }),
+  ],
 ];
+/** The empty bodies that declare JSON: a route whose body is required refuses each (400). */
+const EMPTY_JSON_BODIES = EMPTY_BODIES.filter(([name]) => name.startsWith("Content-Type: application/json"));
 
 async function send(method: string, path: string, key: string, headers: Record<string, string>, body?: BodyInit) {
   const response = await SELF.fetch(`http://workspace.test${path}`, {
@@ -81,17 +104,20 @@ describe("an empty body is no body, on every operation whose JSON body is option
     },
   );
 
-  it("an empty body takes the body's defaults: archive archives, duplicate copies the children", async () => {
+  it.each([
+    ["an empty body", ""],
+    ["a body of JSON whitespace", "\r\n\t "],
+  ])("%s takes the body's defaults: archive archives, duplicate copies the children", async (_name, empty) => {
     const user = await createUser();
     const page = await createBlock(user, { type: "page", properties: { title: "Parent" } });
     await createBlock(user, { type: "paragraph", parent_id: page.id });
     const json = { "Content-Type": "application/json" };
 
-    const copy = await send("POST", `/api/v1/blocks/${page.id}/duplicate`, user.key, json, "");
+    const copy = await send("POST", `/api/v1/blocks/${page.id}/duplicate`, user.key, json, empty);
     expect(copy.status, copy.text).toBe(201);
     expect((await childrenOf(user, String(copy.body.id))).body).toHaveLength(1);
 
-    const archived = await send("POST", `/api/v1/blocks/${page.id}/archive`, user.key, json, "");
+    const archived = await send("POST", `/api/v1/blocks/${page.id}/archive`, user.key, json, empty);
     expect(archived.status, archived.text).toBe(200);
     expect(archived.body.archived).toBe(true);
   });
@@ -102,9 +128,34 @@ describe("an empty body is no body, on every operation whose JSON body is option
     const create = operationsOf(document).find((operation) => operation.id === "createBlock");
     expect(create?.body?.required).toBe(true);
     expect(resolve(create?.body?.schema).required).toContain("type");
-    for (const [name, headers, body] of EMPTY_BODIES.slice(1, 5)) {
+    for (const [name, headers, body] of EMPTY_JSON_BODIES.slice(1)) {
       const res = await send("POST", "/api/v1/blocks", user.key, headers, body());
       expect(res.status, `${name}: ${res.text}`).toBe(400);
     }
+  });
+
+  it("whitespace is no body only as JSON, and a body with a value around it is read", async () => {
+    const user = await createUser();
+    const page = await createBlock(user, { type: "page", properties: { title: "Parent" } });
+    const plain = await send(
+      "POST",
+      `/api/v1/blocks/${page.id}/archive`,
+      user.key,
+      { "Content-Type": "text/plain" },
+      " ",
+    );
+    expect(plain.status, plain.text).toBe(415);
+    const json = { "Content-Type": "application/json" };
+    const unarchived = await send(
+      "POST",
+      `/api/v1/blocks/${page.id}/archive`,
+      user.key,
+      json,
+      ' {"archived": false}\n',
+    );
+    expect(unarchived.status, unarchived.text).toBe(200);
+    expect(unarchived.body.archived).toBe(false);
+    const malformed = await send("POST", `/api/v1/blocks/${page.id}/archive`, user.key, json, " x ");
+    expect({ status: malformed.status, code: malformed.body.code }).toEqual({ status: 400, code: "malformed_json" });
   });
 });

@@ -5,7 +5,7 @@ import { type ApiResponse, api, createUser, type TestUser } from "../helpers/api
 import { expectErrorBody } from "../helpers/auth-matrix";
 import { createBlock, insertBlocks, uniqueType, uniqueWord } from "../helpers/blocks";
 import { createComment } from "../helpers/comments";
-import { createDatabase } from "../helpers/databases";
+import { createDatabase, createRow } from "../helpers/databases";
 import { FakePushService } from "../helpers/fake-push-service";
 import { createMedia } from "../helpers/media";
 import { createPage } from "../helpers/pages";
@@ -481,6 +481,9 @@ describe("cursor refusals", async () => {
   for (let i = 0; i < 3; i++) await createComment(user, page.id, `Comment ${i}`);
   const type = uniqueType();
   await insertBlocks([0, 1, 2].map(() => ({ type, created_by: user.id })));
+  await insertBlocks(
+    [0, 1, 2].map((i) => ({ type: "page", properties: { title: `cursorword ${i}` }, created_by: user.id })),
+  );
   const nextOf = async (path: string) => {
     const res = await api(path, { auth: user });
     const next = res.headers.get("X-Next-Cursor");
@@ -528,6 +531,58 @@ describe("cursor refusals", async () => {
     // The one it came from continues.
     const res = await api(`/api/v1/blocks?type=${type}&limit=1&cursor=${blocks}`, { auth: user });
     expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(1);
+  });
+
+  it.each([
+    ["blocks, the default order spelled out", `/api/v1/blocks?type=${type}`, "sortBy=updated_at&sortOrder=desc"],
+    ["blocks, the default order in part", `/api/v1/blocks?type=${type}`, "sortOrder=desc"],
+    ["blocks, the default flags spelled out", `/api/v1/blocks?type=${type}`, "archived=false&in_trash=false"],
+    ["blocks by relevance, whatever sortOrder says", "/api/v1/blocks?q=cursorword", "sortOrder=asc"],
+    ["pages, the default flags spelled out", "/api/v1/pages?q=cursorword", "archived=false&in_trash=false"],
+  ])("%s: a cursor continues the same listing whichever way its defaults are written", async (_name, path, spelled) => {
+    for (const [first, next] of [
+      [path, `${path}&${spelled}`],
+      [`${path}&${spelled}`, path],
+    ] as const) {
+      const cursor = await nextOf(`${first}&limit=1`);
+      const res = await api<Item[]>(`${next}&limit=1&cursor=${encodeURIComponent(cursor)}`, { auth: user });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toHaveLength(1);
+    }
+  });
+
+  it("row queries: a sort's default direction spelled out or left out continues the same query", async () => {
+    const database = await createDatabase(user, { properties: [] });
+    for (const title of ["a", "b", "c"]) await createRow(user, database.id, {}, { title });
+    const query = (sorts: unknown, cursor?: string) =>
+      api<Item[]>(`/api/v1/databases/${database.id}/query`, {
+        method: "POST",
+        auth: user,
+        body: { sorts, limit: 1, ...(cursor ? { cursor } : {}) },
+      });
+    const bare = [{ property: "title" }];
+    const spelled = [{ property: "title", direction: "asc" }];
+    for (const [first, next] of [
+      [bare, spelled],
+      [spelled, bare],
+    ]) {
+      const cursor = (await query(first)).headers.get("X-Next-Cursor");
+      expect(cursor).not.toBeNull();
+      const res = await query(next, cursor as string);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toHaveLength(1);
+    }
+  });
+
+  it("media search: another spelling of the same instants continues the same listing", async () => {
+    for (let i = 0; i < 2; i++) await createMedia(user, { filename: `cursorfile-${i}.txt` });
+    const search = "/api/v1/media/search?q=cursorfile&limit=1";
+    const cursor = await nextOf(`${search}&created_after=2020-01-01T00:00:00Z`);
+    const res = await api<Item[]>(`${search}&created_after=2020-01-01T01:00:00%2B01:00&cursor=${cursor}`, {
+      auth: user,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toHaveLength(1);
   });
 

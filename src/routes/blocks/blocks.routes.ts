@@ -3,6 +3,7 @@ import { paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES } from "../../openapi/define-route";
 import { jsonBody, jsonContent } from "../../openapi/responses";
 import { BlockSchema, BlockTreeSchema } from "../../schemas/blocks";
+import { MAX_PROPERTIES } from "../../services/databases/property-types";
 import {
   ArchiveBlockBody,
   BlockIdParams,
@@ -45,8 +46,7 @@ const createSpec = {
   tags,
   access: "user" as const,
   summary: "Create a block",
-  description:
-    "Creates an editor block, page, database or row owned by the caller. `parent_id` and `database_id` must name visible blocks (404 otherwise). A `database` gets its schema records in the same write: the default columns (title, created_time, created_by, last_edited_time, last_edited_by) and the properties of an inline `properties.schema` given with it (ids kept; the inline schema is not kept in `properties`; an invalid one is a 400 at its path); a `database_row` has its properties validated against its database's schema (aliases translated to `prop_` ids, options matched exactly); a page-like block's `content` must be canonical editor items. An id already taken is a 409; the internal type `provider_audit_log` is a 403.",
+  description: `Creates an editor block, page, database or row owned by the caller. \`parent_id\` and \`database_id\` must name visible blocks (404 otherwise). A \`database\` gets its schema records in the same write: the default columns (title, created_time, created_by, last_edited_time, last_edited_by) and the properties of an inline \`properties.schema\` given with it (ids kept; the inline schema is not kept in \`properties\`; an invalid one, or one giving the database more than ${MAX_PROPERTIES} properties with its default columns, is a 400 at its path); a \`database_row\` has its properties validated against its database's schema (aliases translated to \`prop_\` ids, options matched exactly); a page-like block's \`content\` must be canonical editor items. An id already taken is a 409; the internal type \`provider_audit_log\` is a 403.`,
   request: { body: jsonBody(CreateBlockBody) },
   responses: {
     201: oneBlock("The created block"),

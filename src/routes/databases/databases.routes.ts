@@ -3,6 +3,7 @@ import { paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent, SuccessSchema } from "../../openapi/responses";
 import { DatabaseSchemaSchema, PropertySchema, RowSchema, SelectOptionSchema } from "../../schemas/databases";
+import { MAX_OPTIONS, MAX_PROPERTIES } from "../../services/databases/property-types";
 import { ROW_COUNT_CAP } from "../../services/databases/row-query";
 import { MAX_BATCH_ROWS, MAX_ROW_BYTES } from "../../services/databases/rows-batch";
 import {
@@ -42,8 +43,7 @@ export const addProperty = defineRoute({
   tags,
   access: "user",
   summary: "Add a property",
-  description:
-    "Adds a property. Names are unique per database whatever their case, and may not be another property's id (409: properties are named by id or name); a database has exactly one title property; only select, multi_select and status properties take options. Concurrent schema changes all land: each is validated against the schema as it is when it is applied.",
+  description: `Adds a property. Names are unique per database whatever their case, and may not be another property's id (409: properties are named by id or name); a database has exactly one title property and at most ${MAX_PROPERTIES} properties (409 beyond); only select, multi_select and status properties take options, at most ${MAX_OPTIONS}. Concurrent schema changes all land: each is validated against the schema as it is when it is applied.`,
   request: { params: DatabaseIdParams, body: jsonBody(CreatePropertyBody) },
   responses: { 201: jsonContent(PropertySchema, "The new property"), 409: ERROR_RESPONSES[409] },
 });
@@ -81,8 +81,7 @@ export const addOption = defineRoute({
   tags,
   access: "user",
   summary: "Add an option to a select, multi_select or status property",
-  description:
-    "Adds an option to a select, multi_select or status property. Option names are unique within the property (409, case-sensitive) and may not be another option's id (409). Concurrent adds all land.",
+  description: `Adds an option to a select, multi_select or status property. Option names are unique within the property (409, case-sensitive) and may not be another option's id (409); a property has at most ${MAX_OPTIONS} options (409 beyond). Concurrent adds all land.`,
   request: { params: PropertyParams, body: jsonBody(CreateOptionBody) },
   responses: { 201: jsonContent(SelectOptionSchema, "The new option"), 409: ERROR_RESPONSES[409] },
 });

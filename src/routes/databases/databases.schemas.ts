@@ -9,6 +9,7 @@ import {
   RowFilterSchema,
   RowSortSchema,
 } from "../../schemas/databases";
+import { MAX_OPTIONS } from "../../services/databases/property-types";
 import { MAX_BATCH_ROWS } from "../../services/databases/rows-batch";
 
 export const DatabaseIdParams = z.object({
@@ -44,7 +45,7 @@ export const CreatePropertyBody = z
   .strictObject({
     name: PropertyNameSchema,
     type: z.enum(PROPERTY_TYPES),
-    options: z.array(NewOption).max(500).optional(),
+    options: z.array(NewOption).max(MAX_OPTIONS).optional(),
   })
   .openapi("CreatePropertyRequest", {
     example: { name: "Status", type: "status", options: [{ name: "Todo" }, { name: "Done", color: "green" }] },

@@ -9,9 +9,10 @@ import type { CompletionRequest, ProviderTarget } from "./types";
 
 // What one user may spend of the server's money on AI streams: a rate (AI_STREAM_LIMITER, Workers
 // Rate Limiting), a number of streams at once (leases in D1, exact across isolates) and a ceiling
-// on each answer's tokens (AI_MAX_OUTPUT_TOKENS). They apply whenever the server pays: its own
-// provider key, or its openai-compatible model server without a caller's key. A caller's own
-// `apiKey` pays for itself and is not limited here (docs/decisions.md, AI providers: limits).
+// on each answer's tokens (AI_MAX_OUTPUT_TOKENS). They apply whenever the server's resources do
+// the work: its own provider key, or its openai-compatible model server (the operator's machine),
+// whatever key the caller sends it. A caller's own `apiKey` to a named provider pays for itself
+// and is not limited here (docs/decisions.md, AI providers: limits).
 
 /** Longest answer of a server-paid stream when AI_MAX_OUTPUT_TOKENS is unset. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
@@ -27,8 +28,16 @@ export const CONCURRENCY_RETRY_AFTER_SECONDS = 10;
  */
 export const LEASE_MS = TOTAL_TIMEOUT_MS + 60_000;
 
-/** Whether the server pays for a call: its own key, or its compatible server without any key. */
-export const serverPays = (target: ProviderTarget): boolean => target.source !== "caller";
+/**
+ * Whether the server pays for a call: its own key, or its openai-compatible server whatever key
+ * the caller sends (the operator's model server does the work; a caller's key there only opens it).
+ */
+export const serverPays = (target: ProviderTarget): boolean =>
+  target.source !== "caller" || target.provider === "openai-compatible";
+
+/** What a refused caller may do besides waiting: on a named provider, bring their own key. */
+const ownKeyHint = (target: ProviderTarget): string =>
+  target.provider === "openai-compatible" ? "" : ", or send your own apiKey";
 
 export const maxOutputTokens = (ctx: Pick<RequestContext, "env">): number =>
   boundedSetting(ctx.env.AI_MAX_OUTPUT_TOKENS, DEFAULT_MAX_OUTPUT_TOKENS, 1, 1_000_000);
@@ -39,7 +48,7 @@ export const maxConcurrentStreams = (ctx: Pick<RequestContext, "env">): number =
 /**
  * The call as it may run: when the server pays, `maxTokens` is the ceiling when absent, and a
  * larger one is a 400 naming the ceiling (never quietly lowered: an answer cut short by a limit
- * the caller did not ask for would look like its own). The caller's own key is not touched.
+ * the caller did not ask for would look like its own). A call the caller pays for is not touched.
  */
 export function withinTokenCeiling(
   ctx: Pick<RequestContext, "env">,
@@ -50,10 +59,13 @@ export function withinTokenCeiling(
   const ceiling = maxOutputTokens(ctx);
   if (call.maxTokens === undefined) return { ...call, maxTokens: ceiling };
   if (call.maxTokens > ceiling) {
-    throw badRequest(`max_tokens is at most ${ceiling} on this server's key: ask for fewer, or send your own apiKey`, {
-      field: "max_tokens",
-      maximum: ceiling,
-    });
+    throw badRequest(
+      `max_tokens is at most ${ceiling} on this server's resources: ask for fewer${ownKeyHint(target)}`,
+      {
+        field: "max_tokens",
+        maximum: ceiling,
+      },
+    );
   }
   return call;
 }
@@ -68,8 +80,8 @@ export interface StreamLease {
  * (AI_STREAM_LIMITER, counted per user), or with AI_MAX_CONCURRENT_STREAMS of their streams
  * already running. The slot is taken by one statement that inserts a lease only while the user's
  * live leases are under the cap (D1 runs statements one at a time, so concurrent requests in any
- * isolate cannot both take the last slot); the same batch first sweeps expired leases. A call on
- * the caller's own key is admitted without either (null).
+ * isolate cannot both take the last slot); the same batch first sweeps expired leases. A call the
+ * caller pays for (their own key to a named provider) is admitted without either (null).
  */
 export async function admitStream(ctx: UserContext, target: ProviderTarget): Promise<StreamLease | null> {
   if (!serverPays(target)) return null;
@@ -80,7 +92,7 @@ export async function admitStream(ctx: UserContext, target: ProviderTarget): Pro
     if (!success) {
       throw tooManyRequests(
         STREAM_RATE_PERIOD_SECONDS,
-        "Too many AI streams on this server's key: retry later, or send your own apiKey",
+        `Too many AI streams on this server's resources: retry later${ownKeyHint(target)}`,
         { limit: "rate" },
       );
     }
@@ -98,7 +110,7 @@ export async function admitStream(ctx: UserContext, target: ProviderTarget): Pro
   if (taken.length === 0) {
     throw tooManyRequests(
       CONCURRENCY_RETRY_AFTER_SECONDS,
-      `At most ${cap} AI streams on this server's key may run at once: wait for one to end, or send your own apiKey`,
+      `At most ${cap} AI streams on this server's resources may run at once: wait for one to end${ownKeyHint(target)}`,
       { limit: "concurrency", max_concurrent_streams: cap },
     );
   }

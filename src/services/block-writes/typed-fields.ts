@@ -1,7 +1,7 @@
 import type { UserContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
 import type { Block } from "../../schemas/blocks";
-import { refuseUnsafeLinks, validateContent } from "../content/editor-content";
+import { refuseUnsafeLinks, refuseUnsafeMediaUrl, validateContent } from "../content/editor-content";
 import { asPageContent } from "../content/page-content";
 import { newDatabaseProperties } from "../databases/inline-schema";
 import type { DatabaseSchema, PropertyDefinition } from "../databases/property-types";
@@ -143,8 +143,10 @@ export async function normalizeTypedFields(
       content = asPageContent(stored.content);
     }
   }
-  // Links written are links an export would link, in a body or an editor block's own content.
-  if (fields.content !== undefined) refuseUnsafeLinks(content);
+  // Links written are links an export would link: in a body, in an editor block's own content, and
+  // the `properties.url` of an editor media block (its exported source).
+  if (fields.content !== undefined) refuseUnsafeLinks(content, "content", target.type);
+  if (fields.properties !== undefined) refuseUnsafeMediaUrl(fields.properties, target.type);
   return { properties, content, schema, propertiesMode, databaseProperties };
 }
 

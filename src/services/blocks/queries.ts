@@ -126,25 +126,35 @@ export function toFtsQuery(text: string): string | null {
 }
 
 /**
+ * What a block listing is ordered by, its defaults applied: relevance with `q` and no `sortBy`
+ * (whatever `sortOrder` says), else `sortBy` (updated_at when absent) in `sortOrder`. Cursors are
+ * bound to this, so spelling a default out or leaving it out continues the same walk.
+ */
+const orderOf = (query: BlockListQuery) =>
+  query.q !== undefined && query.sortBy === undefined
+    ? ({ by: "relevance" } as const)
+    : { by: query.sortBy ?? "updated_at", direction: query.sortOrder };
+
+/**
  * The order of a block listing, ending in `seq` (unique): by `sortBy` (position with unpositioned
  * blocks last), or by relevance (BM25, title weighted 4x over body) with `q` and no `sortBy`.
  * `alias` qualifies the columns ("" for the outer query of a union, which orders its own columns).
  */
 function blockOrder(query: BlockListQuery, alias: "b." | ""): OrderKey[] {
-  if (query.q !== undefined && query.sortBy === undefined) {
+  const order = orderOf(query);
+  if (order.by === "relevance") {
     return [
       { expression: sql`bm25(blocks_search, 4.0, 1.0)`, direction: "asc" },
       { expression: sql.raw(`${alias}seq`), direction: "desc" },
     ];
   }
-  const column = query.sortBy ?? "updated_at";
   return [
     {
-      expression: sql.raw(`${alias}${column}`),
-      direction: query.sortOrder,
-      ...(column === "position" ? { nulls: "last" as const } : {}),
+      expression: sql.raw(`${alias}${order.by}`),
+      direction: order.direction,
+      ...(order.by === "position" ? { nulls: "last" as const } : {}),
     },
-    { expression: sql.raw(`${alias}seq`), direction: query.sortOrder },
+    { expression: sql.raw(`${alias}seq`), direction: order.direction },
   ];
 }
 
@@ -177,8 +187,7 @@ export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promi
       databaseId: query.databaseId,
       archived: query.archived,
       inTrash: query.inTrash,
-      sortBy: query.sortBy,
-      sortOrder: query.sortOrder,
+      order: orderOf(query),
     },
     keys: blockOrder(query, "b."),
   };

@@ -66,12 +66,28 @@ export function validateContent(content: unknown, path = "content"): ContentItem
 }
 
 /**
- * Refuses content (a body, or an editor block's free-form content) holding a link that
- * safeUrl would not link: a 400 with each link's path. Writes call it; reads of what is
- * stored do not (the HTML export drops such links, whenever they got in).
+ * Refuses content (a body, or an editor block's free-form content) holding a link or a source
+ * that safeUrl would not link or load: a 400 with each one's path (unsafeLinks). `blockType` is
+ * the type of the block holding it: an editor `image` block's own content may hold inline image
+ * data, as an image item may. Writes call it; reads of what is stored do not (the HTML export
+ * drops such links, whenever they got in).
  */
-export function refuseUnsafeLinks(content: unknown, source: "content" | "content_markdown" = "content"): void {
-  refuseIssues(unsafeLinks(content, "content"), source, source);
+export function refuseUnsafeLinks(
+  content: unknown,
+  source: "content" | "content_markdown" = "content",
+  blockType?: string,
+): void {
+  refuseIssues(unsafeLinks(content, "content", blockType), source, source);
+}
+
+/**
+ * Refuses the `properties.url` of an editor block of a media type (image, video, audio, embed)
+ * that safeUrl would not load: the export shows it as that item's source (exports/page-document.ts),
+ * so it is held to the rule of a media item's `url`. Other properties are free-form (decisions.md).
+ */
+export function refuseUnsafeMediaUrl(properties: Record<string, unknown> | undefined, blockType: string): void {
+  if (!(MEDIA_TYPES as readonly string[]).includes(blockType) || typeof properties?.url !== "string") return;
+  refuseIssues(unsafeLinks({ url: properties.url }, "properties", blockType), "properties", "properties");
 }
 
 /**

@@ -182,7 +182,7 @@ export const ITEM_SCHEMAS = {
     type: z.enum(MEDIA_TYPES),
     url: z.string().openapi({
       description:
-        "Required: a URL only inside the text yields an empty widget. http(s), mailto, tel or without a scheme; an image, video or audio may also be inline `data:` of its kind",
+        "Required: a URL only inside the text yields an empty widget. http(s), mailto, tel or without a scheme; an image, video or audio may also be inline `data:` of its kind, an image not SVG (`data:image/svg+xml` runs scripts)",
     }),
     children: children.openapi({ description: '`[{text: ""}]` or the caption' }),
   }),

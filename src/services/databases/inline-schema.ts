@@ -1,8 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { issuesRefused, joinPath, type PathIssue } from "../../lib/errors";
 import { OptionNameSchema, PropertyNameSchema } from "../../schemas/databases";
+import { isAddressable } from "./property-path";
 import {
   DEFAULT_PROPERTIES,
+  MAX_OPTIONS,
+  MAX_PROPERTIES,
   newOptionId,
   newPropertyId,
   OPTION_COLORS,
@@ -11,7 +14,7 @@ import {
   SELECT_LIKE_TYPES,
   type SelectOption,
 } from "./property-types";
-import { isAddressable, nameKey } from "./schema-records";
+import { nameKey } from "./schema-records";
 
 // A new database's schema records (contract, Block rule 8): the default columns, and the
 // properties of an inline `properties.schema` written with it, their ids kept (rule 4 names
@@ -25,6 +28,7 @@ const InlineId = z
   .string()
   .min(1)
   .max(200)
+  .refine((id) => id.trim() !== "", "An id may not be blank")
   .refine(isAddressable, "An id may not hold NUL or a lone surrogate")
   .refine((id) => id !== "__proto__", "This id is reserved");
 
@@ -38,7 +42,7 @@ const InlineProperty = z.strictObject({
   name: PropertyNameSchema.optional(),
   // `rich_text` is an older name of `text`, as older inline schemas use it.
   type: z.enum([...PROPERTY_TYPES, "rich_text"]),
-  options: z.array(InlineOption).max(500).optional(),
+  options: z.array(InlineOption).max(MAX_OPTIONS).optional(),
 });
 
 /** One entry of the inline schema as written: where it is, and the key naming it in the object form. */
@@ -68,21 +72,48 @@ interface Read {
   property: PropertyDefinition;
 }
 
-function readEntry(entry: Entry, issues: PathIssue[]): Read | undefined {
-  const parsed = InlineProperty.safeParse(entry.raw);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      issues.push({ path: joinPath(entry.path, issue.path), code: issue.code, message: issue.message });
-    }
-    return undefined;
-  }
-  const { id: givenId, name: givenName, options } = parsed.data;
-  const type = parsed.data.type === "rich_text" ? "text" : parsed.data.type;
-  if (entry.key !== undefined && givenId !== undefined && givenId !== entry.key) {
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * An entry as the array form writes it: in the object form, the key is the id, and the name when
+ * the entry gives none. So both forms are read by one schema (InlineProperty: the id rules,
+ * PropertyNameSchema), and a key breaking them is refused at the key's own path.
+ */
+function asArrayEntry(entry: Entry, issues: PathIssue[]): { raw: unknown; fromKey: Set<string> } | undefined {
+  const fromKey = new Set<string>();
+  if (entry.key === undefined || !isRecord(entry.raw)) return { raw: entry.raw, fromKey };
+  const raw: Record<string, unknown> = { ...entry.raw };
+  if (raw.id !== undefined && raw.id !== entry.key) {
     issues.push({ path: `${entry.path}.id`, code: "id_mismatch", message: `differs from its key "${entry.key}"` });
     return undefined;
   }
-  const name = givenName ?? entry.key;
+  for (const field of ["id", "name"]) {
+    if (raw[field] === undefined) {
+      raw[field] = entry.key;
+      fromKey.add(field);
+    }
+  }
+  return { raw, fromKey };
+}
+
+function readEntry(entry: Entry, issues: PathIssue[]): Read | undefined {
+  const given = asArrayEntry(entry, issues);
+  if (!given) return undefined;
+  const parsed = InlineProperty.safeParse(given.raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const field = String(issue.path[0]);
+      issues.push(
+        given.fromKey.has(field)
+          ? { path: entry.path, code: issue.code, message: `the key, as the property's ${field}: ${issue.message}` }
+          : { path: joinPath(entry.path, issue.path), code: issue.code, message: issue.message },
+      );
+    }
+    return undefined;
+  }
+  const { id, name, options } = parsed.data;
+  const type = parsed.data.type === "rich_text" ? "text" : parsed.data.type;
   if (name === undefined) {
     issues.push({ path: `${entry.path}.name`, code: "missing_name", message: "is required" });
     return undefined;
@@ -100,22 +131,35 @@ function readEntry(entry: Entry, issues: PathIssue[]): Read | undefined {
     return { id: given.id ?? newOptionId(), name: given.name, color: given.color ?? "default" };
   });
   checkOptions(read, `${entry.path}.options`, issues);
-  const id = givenId ?? entry.key ?? newPropertyId();
-  return { path: entry.path, property: { id, name, type, options: read, position: 0 } };
+  return { path: entry.path, property: { id: id ?? newPropertyId(), name, type, options: read, position: 0 } };
 }
 
-/** Option names and ids identify one option each, and a name is not another option's id (options are named by either). */
+/** The first index of each key, in one pass: what a later item repeating it meets. */
+function firstIndexes<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, number> {
+  const first = new Map<string, number>();
+  items.forEach((item, index) => {
+    const key = keyOf(item);
+    if (!first.has(key)) first.set(key, index);
+  });
+  return first;
+}
+
+/**
+ * Option names and ids identify one option each, and a name is not another option's id (options
+ * are named by either). Linear: each check is a look-up in a map of first places.
+ */
 function checkOptions(options: SelectOption[], path: string, issues: PathIssue[]): void {
+  const names = firstIndexes(options, (option) => option.name);
+  const ids = firstIndexes(options, (option) => option.id);
   options.forEach((option, index) => {
-    const earlier = options.slice(0, index);
     const at = `${path}[${index}]`;
-    if (earlier.some((other) => other.name === option.name)) {
+    if ((names.get(option.name) ?? index) < index) {
       issues.push({ path: `${at}.name`, code: "duplicate_name", message: `repeats the option name "${option.name}"` });
-    } else if (earlier.some((other) => other.id === option.id)) {
+    } else if ((ids.get(option.id) ?? index) < index) {
       issues.push({ path: `${at}.id`, code: "duplicate_id", message: `repeats the option id "${option.id}"` });
     }
-    const shadowed = options.findIndex((other, i) => i !== index && other.id === option.name);
-    if (shadowed >= 0) {
+    const shadowed = ids.get(option.name);
+    if (shadowed !== undefined && shadowed !== index) {
       issues.push({ path: `${at}.name`, code: "name_is_an_id", message: `is the id of ${path}[${shadowed}]` });
     }
   });
@@ -123,22 +167,31 @@ function checkOptions(options: SelectOption[], path: string, issues: PathIssue[]
 
 /**
  * Ids and names identify one property each (names whatever their case), a name is not another
- * property's id (properties are named by either), and one property at most is the title.
+ * property's id (properties are named by either), and one property at most is the title. Linear,
+ * as checkOptions.
  */
 function checkProperties(read: Read[], issues: PathIssue[]): void {
+  const ids = firstIndexes(read, ({ property }) => property.id);
+  const names = firstIndexes(read, ({ property }) => nameKey(property.name));
+  const title = read.findIndex(({ property }) => property.type === "title");
   read.forEach(({ path, property }, index) => {
-    const earlier = read.slice(0, index);
-    const sameId = earlier.find((other) => other.property.id === property.id);
-    if (sameId) issues.push({ path: `${path}.id`, code: "duplicate_id", message: `repeats the id of ${sameId.path}` });
-    const sameName = earlier.find((other) => nameKey(other.property.name) === nameKey(property.name));
-    if (sameName) {
-      issues.push({ path: `${path}.name`, code: "duplicate_name", message: `repeats the name of ${sameName.path}` });
+    const sameId = ids.get(property.id) ?? index;
+    if (sameId < index) {
+      issues.push({ path: `${path}.id`, code: "duplicate_id", message: `repeats the id of ${read[sameId]?.path}` });
     }
-    const shadowed = read.find((other) => other !== read[index] && other.property.id === property.name);
-    if (shadowed) {
-      issues.push({ path: `${path}.name`, code: "name_is_an_id", message: `is the id of ${shadowed.path}` });
+    const sameName = names.get(nameKey(property.name)) ?? index;
+    if (sameName < index) {
+      issues.push({
+        path: `${path}.name`,
+        code: "duplicate_name",
+        message: `repeats the name of ${read[sameName]?.path}`,
+      });
     }
-    if (property.type === "title" && earlier.some((other) => other.property.type === "title")) {
+    const shadowed = ids.get(property.name);
+    if (shadowed !== undefined && shadowed !== index) {
+      issues.push({ path: `${path}.name`, code: "name_is_an_id", message: `is the id of ${read[shadowed]?.path}` });
+    }
+    if (property.type === "title" && title < index) {
       issues.push({ path: `${path}.type`, code: "second_title", message: "a database has exactly one title property" });
     }
   });
@@ -182,18 +235,32 @@ function missingDefaults(read: Read[], issues: PathIssue[]): PropertyDefinition[
  */
 export function newDatabaseProperties(inline: unknown): PropertyDefinition[] {
   const issues: PathIssue[] = [];
-  const read =
-    inline === undefined
-      ? []
-      : entriesOf(inline, issues).flatMap((entry) => {
-          const one = readEntry(entry, issues);
-          return one ? [one] : [];
-        });
+  const entries = inline === undefined ? [] : entriesOf(inline, issues);
+  if (entries.length > MAX_PROPERTIES) throw tooManyProperties(entries.length);
+  const read = entries.flatMap((entry) => {
+    const one = readEntry(entry, issues);
+    return one ? [one] : [];
+  });
   checkProperties(read, issues);
   const defaults = missingDefaults(read, issues);
   if (issues.length > 0) throw issuesRefused(FIELD, issues, { field: FIELD });
+  if (read.length + defaults.length > MAX_PROPERTIES) throw tooManyProperties(read.length + defaults.length);
   const given = read.map(({ property }) => property);
   const title = defaults.filter((column) => column.type === "title");
   const computed = defaults.filter((column) => column.type !== "title");
   return [...title, ...given, ...computed].map((property, position) => ({ ...property, position }));
 }
+
+/** A 400 for an inline schema with more properties than a database may have (its default columns count). */
+const tooManyProperties = (count: number) =>
+  issuesRefused(
+    FIELD,
+    [
+      {
+        path: FIELD,
+        code: "too_many_properties",
+        message: `would give the database at least ${count} properties (its default columns included); a database has at most ${MAX_PROPERTIES}`,
+      },
+    ],
+    { field: FIELD, maximum: MAX_PROPERTIES },
+  );

@@ -1,4 +1,13 @@
 import { type SQL, sql } from "drizzle-orm";
+import { badRequest } from "../../lib/errors";
+
+/**
+ * An id a JSON path can address. SQLite reads a path as a C string, so a NUL
+ * ends it early ("bad JSON path"), and a lone surrogate cannot travel as UTF-8:
+ * a property with such an id can never be read or written by path.
+ */
+export const isAddressable = (id: string): boolean =>
+  !id.includes("\0") && !/[\uD800-\uDFFF]/.test(id.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""));
 
 /**
  * JSON path of a property inside `blocks.properties`. Ids are quoted (legacy ids
@@ -7,9 +16,31 @@ import { type SQL, sql } from "drizzle-orm";
 export const propertyPath = (propertyId: string) => `$."${propertyId.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 
 /**
- * The same path as an SQL string literal rather than a bound parameter: a filter
- * repeats its path several times, and D1 allows only 100 bound parameters per
- * statement. Single quotes are doubled, so the literal is safe to inline.
+ * `text` as an SQL string literal (single quotes doubled, so safe to inline) rather than a bound
+ * parameter: a query repeats a property's path or id several times, and D1 allows only 100 bound
+ * parameters per statement. The text is of a property id, which can hold anything an older schema
+ * gave it: an id no path can address (a record written before ids were checked, or straight to
+ * the database) is a 400 naming it, never a statement that fails (a NUL ends the SQL text).
  */
-export const propertyPathSql = (propertyId: string): SQL =>
-  sql.raw(`'${propertyPath(propertyId).replaceAll("'", "''")}'`);
+function inlined(propertyId: string, text: string): SQL {
+  if (!isAddressable(propertyId)) {
+    throw badRequest(
+      "This property's id holds NUL or a lone surrogate, which no JSON path can address: its values cannot be filtered, sorted or rewritten. Remove the property and add it again",
+      { property_id: propertyId },
+    );
+  }
+  return sql.raw(`'${text.replaceAll("'", "''")}'`);
+}
+
+/** The path of a property as an SQL literal (inlined). */
+export const propertyPathSql = (propertyId: string): SQL => inlined(propertyId, propertyPath(propertyId));
+
+/** A property id as an SQL literal (inlined), as the row-value index's probes compare it. */
+export const propertyIdSql = (propertyId: string): SQL => inlined(propertyId, propertyId);
+
+/**
+ * The path of the property whose id is in the SQL column `column` (as propertyPath builds it), or
+ * NULL for an id no path can address: a JSON function given NULL answers NULL instead of failing.
+ */
+export const propertyPathOfColumn = (column: string): string =>
+  `CASE WHEN instr(${column}, char(0)) = 0 THEN '$."' || replace(replace(${column}, '\\', '\\\\'), '"', '\\"') || '"' END`;

@@ -35,6 +35,14 @@ export interface DatabaseSchema {
   version: number;
 }
 
+/**
+ * Properties one database may have, its default columns included: every row write and query reads
+ * the whole schema, and an inline schema of a new database is checked whole in the request.
+ */
+export const MAX_PROPERTIES = 500;
+/** Options one select-like property may have. */
+export const MAX_OPTIONS = 500;
+
 /** The columns every new database starts with (contract, Block rule 8). */
 export const DEFAULT_PROPERTIES: { name: string; type: PropertyType }[] = [
   { name: "title", type: "title" },

@@ -9,6 +9,7 @@ import {
   sealCursor,
 } from "../../lib/cursor";
 import type { RowFilter, RowSort } from "../../schemas/databases";
+import { propertyIdSql } from "./property-path";
 import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
 import { optionId, resolvePropertyKey } from "./row-values";
 
@@ -41,9 +42,6 @@ const COMPUTED: ReadonlySet<PropertyType> = new Set([
   "last_edited_by",
 ]);
 
-/** A property id as an SQL string literal (quotes doubled): probes repeat it, and D1 binds at most 100 values. */
-export const literal = (text: string): SQL => sql.raw(`'${text.replaceAll("'", "''")}'`);
-
 /**
  * Filters read from the index: each condition probes one row's entry by its key, the row's seq
  * as `row` gives it. A walk passes the seq of the entry it walks (`s.row_seq`, `m.row_seq`), not
@@ -52,13 +50,13 @@ export const literal = (text: string): SQL => sql.raw(`'${text.replaceAll("'", "
 export function indexedValuesFor(row: SQL) {
   /** The row's entry for `property` (ordinal 0), as filters read it: `f.match` holds the value. */
   const entryOf = (property: PropertyDefinition, condition: SQL): SQL =>
-    sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = ${row} AND f.property_id = ${literal(property.id)}
+    sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = ${row} AND f.property_id = ${propertyIdSql(property.id)}
       AND f.ordinal = 0 AND ${condition})`;
   return {
     value: (_property: PropertyDefinition): SQL => sql`f.match`,
     wrap: entryOf,
     multiContains: (property: PropertyDefinition, optionId: string): SQL =>
-      sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = ${row} AND f.property_id = ${literal(property.id)}
+      sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = ${row} AND f.property_id = ${propertyIdSql(property.id)}
         AND f.match = ${optionId})`,
     multiEmpty: (property: PropertyDefinition): SQL => entryOf(property, sql`f.match IS NULL`),
   };
@@ -139,8 +137,8 @@ export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk
     : { expression: sql`s.sort_asc`, direction: "asc", nulls: "sentinel", alias: "key_sort_asc" };
   return {
     from: sql`FROM row_values s JOIN blocks b ON b.seq = s.row_seq`,
-    where: sql`s.database_id = ${schema.databaseId} AND s.property_id = ${literal(property.id)} AND s.ordinal = 0`,
-    entryJoin: sql`CROSS JOIN row_values s ON s.row_seq = b.seq AND s.property_id = ${literal(property.id)} AND s.ordinal = 0`,
+    where: sql`s.database_id = ${schema.databaseId} AND s.property_id = ${propertyIdSql(property.id)} AND s.ordinal = 0`,
+    entryJoin: sql`CROSS JOIN row_values s ON s.row_seq = b.seq AND s.property_id = ${propertyIdSql(property.id)} AND s.ordinal = 0`,
     rowKey: sql`s.row_seq`,
     keys: [
       sortKey,
@@ -249,7 +247,7 @@ export function drivingFilter(schema: DatabaseSchema, filters: RowFilter[]): Dri
  * even when its value names an option twice: migrations/0013).
  */
 export function drivingEntries(databaseId: string, driver: DrivingFilter): SQL {
-  return sql`m.database_id = ${databaseId} AND m.property_id = ${literal(driver.property.id)} AND ${driver.condition}`;
+  return sql`m.database_id = ${databaseId} AND m.property_id = ${propertyIdSql(driver.property.id)} AND ${driver.condition}`;
 }
 
 /**

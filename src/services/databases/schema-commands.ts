@@ -3,11 +3,13 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { retryWhileStale, StaleWrite } from "../../lib/stale";
-import { propertyPathSql } from "./property-path";
+import { isAddressable, propertyPathSql } from "./property-path";
 import {
   COMPUTED_PROPERTY_TYPES,
   DATE_LIKE_TYPES,
   type DatabaseSchema,
+  MAX_OPTIONS,
+  MAX_PROPERTIES,
   newOptionId,
   newPropertyId,
   type PropertyDefinition,
@@ -109,6 +111,11 @@ export interface NewProperty {
 
 export function addProperty(ctx: UserContext, databaseId: string, input: NewProperty): Promise<PropertyDefinition> {
   return changeSchema(ctx, databaseId, async (schema) => {
+    if (schema.properties.length >= MAX_PROPERTIES) {
+      throw conflict(`A database has at most ${MAX_PROPERTIES} properties: remove one first`, {
+        maximum: MAX_PROPERTIES,
+      });
+    }
     assertNameFree(schema, input.name);
     if (input.type === "title" && schema.properties.some((property) => property.type === "title")) {
       throw badRequest("A database has exactly one title property", { type: input.type });
@@ -276,14 +283,20 @@ export function removeProperty(ctx: UserContext, databaseId: string, propertyId:
     if (property.type === "title") {
       throw badRequest("The title property cannot be removed", { property_id: propertyId });
     }
-    const path = propertyPathSql(propertyId);
+    // Values under an id no JSON path can address cannot be removed by path: the property goes, and
+    // its values stay in the rows' JSON, where no query or named value (properties_by_name) reaches them.
+    const path = isAddressable(propertyId) ? propertyPathSql(propertyId) : null;
     await unlessLaidOut(ctx, schema, property, "removing", () =>
       commitSchemaChange(ctx, schema, {
         requires: sql`NOT ${laidOutBy(databaseId, propertyId)}`,
         statements: (timestamp, when) => [
           sql`DELETE FROM database_properties WHERE id = ${propertyId} AND database_id = ${databaseId} AND ${when}`,
-          sql`UPDATE blocks SET properties = json_remove(properties, ${path})
-            WHERE database_id = ${databaseId} AND json_type(properties, ${path}) IS NOT NULL AND ${when}`,
+          ...(path
+            ? [
+                sql`UPDATE blocks SET properties = json_remove(properties, ${path})
+                  WHERE database_id = ${databaseId} AND json_type(properties, ${path}) IS NOT NULL AND ${when}`,
+              ]
+            : []),
           removeFromViews(databaseId, propertyId, timestamp, when),
         ],
       }),
@@ -362,6 +375,12 @@ export function addOption(
 ): Promise<SelectOption> {
   return changeSchema(ctx, databaseId, async (schema) => {
     const property = selectLikeProperty(schema, propertyId);
+    if (property.options.length >= MAX_OPTIONS) {
+      throw conflict(`A property has at most ${MAX_OPTIONS} options: remove one first`, {
+        property_id: propertyId,
+        maximum: MAX_OPTIONS,
+      });
+    }
     assertOptionNameFree(property, input.name);
     const option: SelectOption = { id: newOptionId(), name: input.name, color: input.color ?? "default" };
     await commitSchemaChange(ctx, schema, {

@@ -4,7 +4,9 @@ import type { RawRow } from "../../db/rows";
 import type { blocks, databaseProperties } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { parseProperties } from "../blocks/record";
 import { visibleTo } from "../blocks/visibility";
+import { isAddressable } from "./property-path";
 import {
   type DatabaseSchema,
   PROPERTY_TYPES,
@@ -129,20 +131,12 @@ export function schemaOf(
   if (database?.type !== "database") return undefined;
   const { id: databaseId, schema_version: version } = database;
   if (records.length > 0) return { databaseId, properties: records.map(presentProperty), legacy: false, version };
-  const inline = (JSON.parse(database.properties) as { schema?: unknown }).schema;
+  const inline = parseProperties(database.properties).schema;
   return { databaseId, properties: parseInlineSchema(inline), legacy: true, version };
 }
 
 const isPropertyType = (value: unknown): value is PropertyType =>
   typeof value === "string" && (PROPERTY_TYPES as readonly string[]).includes(value);
-
-/**
- * An id a JSON path can address. SQLite reads a path as a C string, so a NUL
- * ends it early ("bad JSON path"), and a lone surrogate cannot travel as UTF-8:
- * a legacy property with such an id can never be read or written by path.
- */
-export const isAddressable = (id: string): boolean =>
-  !id.includes("\0") && !/[\uD800-\uDFFF]/.test(id.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""));
 
 /**
  * Reads an older database's inline schema. Accepted shapes: an array of

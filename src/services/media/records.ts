@@ -134,15 +134,16 @@ export function searchMedia(ctx: UserContext, search: MediaSearch, window: PageW
     const prefix = search.content_type.toLowerCase();
     conditions.push(sql`substr(m.content_type, 1, ${prefix.length}) = ${prefix}`);
   }
-  if (search.created_after)
-    conditions.push(sql`m.created_at > ${storedInstant(search.created_after, "created_after")}`);
-  if (search.created_before)
-    conditions.push(sql`m.created_at < ${storedInstant(search.created_before, "created_before")}`);
+  const after = search.created_after ? storedInstant(search.created_after, "created_after") : undefined;
+  const before = search.created_before ? storedInstant(search.created_before, "created_before") : undefined;
+  if (after) conditions.push(sql`m.created_at > ${after}`);
+  if (before) conditions.push(sql`m.created_at < ${before}`);
+  // As the conditions read them: another spelling of the same search continues its cursors.
   const filters = {
     q: searchWords(search.q),
     content_type: search.content_type?.toLowerCase(),
-    created_after: search.created_after,
-    created_before: search.created_before,
+    created_after: after,
+    created_before: before,
   };
   return listWhere(ctx, { name: "media.search", filters }, sql.join(conditions, sql` AND `), window);
 }

@@ -6,6 +6,7 @@ import { type Listing, listingQueries, type Page, type PageWindow, readPage } fr
 import type { Backlink } from "../../schemas/mentions";
 import { isPageLike, pageOfBlock, shownOnItsPage } from "../blocks/page-scope";
 import { visibleTo } from "../blocks/visibility";
+import { propertyPathOfColumn } from "../databases/property-path";
 import { titleText } from "../pages/pages";
 
 // Backlinks of a page: the blocks whose content mentions it or links to its id (and API
@@ -47,7 +48,7 @@ const visibleSources = (ctx: UserContext, pageId: string): { from: SQL; where: S
 
 /** A row's title is the value of its database's title property; other pages have `properties.title`. */
 const TITLE_JSON = sql.raw(`CASE WHEN p.type = 'database_row' THEN (
-    SELECT p.properties -> ('$."' || dp.id || '"') FROM database_properties dp
+    SELECT p.properties -> (${propertyPathOfColumn("dp.id")}) FROM database_properties dp
     WHERE dp.database_id = p.database_id AND dp.type = 'title' LIMIT 1
   ) ELSE p.properties -> '$.title' END`);
 

@@ -9,6 +9,7 @@ import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
 import { createTypedBlock, findVisibleBlockWithSchema, updateTypedBlock } from "../block-writes/writes";
 import { deleteBlock, updateBlock } from "../blocks/commands";
 import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
+import { parseProperties } from "../blocks/record";
 import { visibleTo } from "../blocks/visibility";
 import { refuseUnsafeLinks } from "../content/editor-content";
 import { markdownToContent } from "../content/markdown";
@@ -109,7 +110,7 @@ export async function listPages(ctx: UserContext, query: PageListQuery): Promise
     ]);
     for (const record of records) titleProperties.set(record.database_id, record.id);
     for (const database of databases) {
-      const inline = (JSON.parse(database.properties) as { schema?: unknown }).schema;
+      const inline = parseProperties(database.properties).schema;
       const title = parseInlineSchema(inline).find((property) => property.type === "title");
       if (title) titleProperties.set(database.id, title.id);
     }

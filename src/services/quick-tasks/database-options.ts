@@ -3,6 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
 import type { DatabaseOption } from "../../schemas/quick-tasks";
+import { parseProperties } from "../blocks/record";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { titleText } from "../pages/pages";
 import type { SettingsRecord } from "../settings/settings";
@@ -31,8 +32,7 @@ interface OptionRow {
   page_properties: string | null;
 }
 
-const titleOf = (properties: string | null): string =>
-  properties ? titleText((JSON.parse(properties) as { title?: unknown }).title) : "";
+const titleOf = (properties: string | null): string => (properties ? titleText(parseProperties(properties).title) : "");
 
 const comparable = (title: string) => title.trim().replace(/\s+/g, " ").toLowerCase();
 

@@ -6,6 +6,7 @@ import type { UserContext } from "../../lib/context";
 import { notFound, unauthorized } from "../../lib/errors";
 import { StaleWrite } from "../../lib/stale";
 import { createBlock } from "../blocks/commands";
+import { parseProperties } from "../blocks/record";
 import { visibleTo } from "../blocks/visibility";
 import {
   type DatabaseSchema,
@@ -81,7 +82,7 @@ export async function findTaskDatabase(ctx: UserContext, id: string): Promise<Ta
   ]);
   const database = databases[0];
   if (database?.type !== "database" || database.archived || database.in_trash) return undefined;
-  const stored = JSON.parse(database.properties) as { title?: unknown; schema?: unknown };
+  const stored = parseProperties(database.properties);
   const legacy = records.length === 0;
   const schema: DatabaseSchema = {
     databaseId: id,

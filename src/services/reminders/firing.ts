@@ -4,6 +4,7 @@ import type { QueuedFiring } from "../../durable-objects/reminder-queue";
 import type { RequestContext, UserContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
 import { isActive, visibleTo } from "../blocks/visibility";
+import { propertyPathOfColumn } from "../databases/property-path";
 import { titleText } from "../pages/pages";
 import { sendOwedPushes } from "./push-delivery";
 import { queuedFiring, reminderQueueOf } from "./queue";
@@ -36,7 +37,7 @@ export interface FiringOutcome {
 type DueRecord = ReminderRecord & { title_json: string | null; target_active: number };
 
 /** A row's title is its database's title property; other pages have `properties.title`. */
-const TITLE_JSON = sql.raw(`(SELECT b.properties -> ('$."' || dp.id || '"') FROM database_properties dp
+const TITLE_JSON = sql.raw(`(SELECT b.properties -> (${propertyPathOfColumn("dp.id")}) FROM database_properties dp
     WHERE dp.database_id = b.database_id AND dp.type = 'title' LIMIT 1)`);
 
 /** Titles are cut to this many characters: a push message carries at most about 4 KB. */

@@ -6,8 +6,9 @@ import { type FakedThirdParties, fakeThirdParties } from "../../helpers/third-pa
 import { auditRecords, captureConsole, eventually, newProviderKey, openStreamWith, streamWith } from "./helpers";
 
 // What one user may spend of the server's money on AI streams: a rate, a number of streams at
-// once and a ceiling on each answer's tokens, whenever the server pays (its own provider key, or
-// its openai-compatible server without the caller's key). The caller's own apiKey is exempt.
+// once and a ceiling on each answer's tokens, whenever the server's resources do the work (its own
+// provider key, or its openai-compatible server whatever key the caller sends). The caller's own
+// apiKey to a named provider is exempt.
 
 let faked: FakedThirdParties | undefined;
 // Each stream logs a line; a test's own lines are kept out of the run's output.
@@ -16,6 +17,8 @@ afterEach(() => faked?.restore());
 
 const SERVER_KEY: Partial<Env> = { OPENAI_API_KEY: "sk-server-key-of-the-tests", ANTHROPIC_API_KEY: "sk-ant-server" };
 const prompt = { model: MODELS.openai, prompt: "Hi" };
+/** A call to the operator's openai-compatible server carrying a key of the caller's. */
+const compatibleWithKey = () => ({ model: MODELS["openai-compatible"], prompt: "Hi", apiKey: newProviderKey() });
 
 /** The JSON bodies the provider received, in order. */
 async function sentBodies(): Promise<Record<string, unknown>[]> {
@@ -65,6 +68,22 @@ describe("the rate of streams on the server's key, per user", () => {
     expect((await streamWith({}, user, "openai-compatible", body)).status).toBe(429);
   });
 
+  it("the openai-compatible server with a key of the caller's is the server's too: the key does not exempt it", async () => {
+    faked = fakeThirdParties(aiProviders());
+    const user = await createUser();
+    for (let i = 0; i < 20; i++) {
+      expect((await streamWith({}, user, "openai-compatible", compatibleWithKey())).status, `stream ${i + 1}`).toBe(
+        200,
+      );
+    }
+    const refused = await streamWith({}, user, "openai-compatible", compatibleWithKey());
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: "rate_limited", details: { limit: "rate" } });
+    // Nothing suggests a key would help: on this provider it does not.
+    expect(refused.body?.error).not.toContain("apiKey");
+    expect(faked.requests).toHaveLength(20);
+  });
+
   it("a caller's own key is not limited: 25 streams in a row all run", async () => {
     faked = fakeThirdParties(aiProviders());
     const user = await createUser();
@@ -107,6 +126,27 @@ describe("streams on the server's key at once, per user", () => {
     expect(own.response.status).toBe(200);
 
     for (const { response } of [...running.slice(1), next, own]) await response.body?.cancel();
+    await eventually(async () => (await liveLeases(user)) === 0, "every lease to be released");
+  });
+
+  it("counts the openai-compatible server's streams whatever key the caller sends it", async () => {
+    faked = fakeThirdParties(aiProviders(undefined, { hang: true }));
+    const user = await createUser();
+    const limits = { AI_MAX_CONCURRENT_STREAMS: "3" };
+    const running = [];
+    for (let i = 0; i < 3; i++) {
+      const opened = await openStreamWith(limits, user, "openai-compatible", compatibleWithKey());
+      expect(opened.response.status, `stream ${i + 1}`).toBe(200);
+      running.push(opened);
+    }
+    const refused = await openStreamWith(limits, user, "openai-compatible", compatibleWithKey());
+    expect(refused.response.status).toBe(429);
+    expect(await refused.response.json()).toMatchObject({
+      code: "rate_limited",
+      details: { limit: "concurrency", max_concurrent_streams: 3 },
+    });
+    expect(await liveLeases(user)).toBe(3);
+    for (const { response } of running) await response.body?.cancel();
     await eventually(async () => (await liveLeases(user)) === 0, "every lease to be released");
   });
 
@@ -191,6 +231,20 @@ describe("the token ceiling on the server's key (AI_MAX_OUTPUT_TOKENS)", () => {
       model: MODELS["openai-compatible"],
       prompt: "Hi",
     });
+    expect((await sentBodies())[0]?.max_tokens).toBe(1000);
+  });
+
+  it("applies to the openai-compatible server with a key of the caller's: a larger max_tokens is a 400, none is the ceiling", async () => {
+    faked = fakeThirdParties(aiProviders());
+    const user = await createUser();
+    const refused = await streamWith(ceiling, user, "openai-compatible", {
+      ...compatibleWithKey(),
+      max_tokens: 999_999,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: "validation_failed", details: { field: "max_tokens", maximum: 1000 } });
+    expect(faked.requests).toHaveLength(0);
+    await streamWith(ceiling, user, "openai-compatible", compatibleWithKey());
     expect((await sentBodies())[0]?.max_tokens).toBe(1000);
   });
 

@@ -1,6 +1,7 @@
-import { createExecutionContext, env, SELF } from "cloudflare:test";
+import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { backgroundUserContext } from "../../../src/lib/context";
+import { ALL_SCOPES } from "../../../src/auth/scopes";
+import { actingAs, backgroundUserContext, createContext, withD1 } from "../../../src/lib/context";
 import { updateTypedBlock } from "../../../src/services/block-writes/writes";
 import { exportPage } from "../../../src/services/exports/export";
 import { api, createUser } from "../../helpers/api";
@@ -134,24 +135,40 @@ describe("a database export that fails part-way", () => {
     const database = await createDatabase(user, { properties: [] });
     const titleId = database.prop("title").id;
     const timestamp = new Date().toISOString();
-    // 2,001 rows: the first read (2,000) succeeds; the last row's stored properties are corrupt.
+    // 2,001 rows: the first read (2,000) succeeds before the file begins; D1 fails for the second.
     await env.DB.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2001)
         INSERT INTO blocks (id, type, database_id, properties, position, created_by, last_edited_by, created_at,
           updated_at)
-        SELECT printf('%s-%06d', ?, i), 'database_row', ?, CASE WHEN i = 2001 THEN 'null'
-          ELSE json_object(?, 'Row ' || i) END, i, ?, ?, ?, ? FROM n`,
+        SELECT printf('%s-%06d', ?, i), 'database_row', ?, json_object(?, 'Row ' || i), i, ?, ?, ?, ? FROM n`,
     )
       .bind(database.id, database.id, titleId, user.id, user.id, timestamp, timestamp)
       .run();
+    let failing = false;
+    const unavailable = (d1: D1Database) =>
+      new Proxy(d1, {
+        get(target, property) {
+          if (property === "prepare" && failing) {
+            return () => {
+              throw new Error("D1 is unavailable");
+            };
+          }
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    const ctx = actingAs(withD1(createContext({ env, requestId: "export-failure-1" }), unavailable), {
+      userId: user.id,
+      via: "api_key",
+      apiKeyId: null,
+      scopes: ALL_SCOPES,
+    });
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
-      const response = await SELF.fetch(`http://workspace.test/api/v1/pages/${database.id}/export?format=csv`, {
-        headers: { Authorization: `Bearer ${user.key}`, "X-Request-Id": "export-failure-1" },
-      });
-      expect(response.status).toBe(200);
-      expect(response.headers.get("X-Export-Row-Count")).toBe("2001");
-      await expect(response.text()).rejects.toThrow();
+      const file = await exportPage(ctx, database.id, "csv");
+      expect(file.rows).toEqual({ exported: 2001, truncated: false });
+      failing = true;
+      await expect(new Response(file.body).text()).rejects.toThrow("D1 is unavailable");
       expect(logged.mock.calls.map((call) => String(call[0])).join("\n")).toContain('"request_id":"export-failure-1"');
     } finally {
       logged.mockRestore();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_OPTIONS, MAX_PROPERTIES } from "../../../src/services/databases/property-types";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
 import { BLOCKS, type Block, createBlock, storedRow } from "../../helpers/blocks";
@@ -189,6 +190,31 @@ describe("a database created with an inline properties.schema", () => {
       "properties.schema[0].id",
       "default_column",
     ],
+    // The object form: its key is the id (and the name when none is given), held to the same rules.
+    ["a key __proto__", JSON.parse('{"__proto__": {"type": "text"}}'), "properties.schema.__proto__", "custom"],
+    ["a key with NUL", { "a\u0000b": { type: "text" } }, "properties.schema.a\u0000b", "custom"],
+    ["a key with a lone surrogate", { "a\ud800": { type: "text" } }, "properties.schema.a\ud800", "custom"],
+    ["an empty key", { "": { type: "text" } }, "properties.schema.", "too_small"],
+    ["a blank key", { "   ": { type: "text" } }, "properties.schema.   ", "too_small"],
+    ["a blank key with a name", { "   ": { name: "Blank", type: "text" } }, "properties.schema.   ", "custom"],
+    [
+      "a key of 5,000 characters",
+      { ["k".repeat(5000)]: { type: "text" } },
+      `properties.schema.${"k".repeat(5000)}`,
+      "too_big",
+    ],
+    [
+      "keys naming one property, but for a trailing space",
+      { "Status ": { type: "text" }, x: { name: "Status", type: "number" } },
+      "properties.schema.x.name",
+      "duplicate_name",
+    ],
+    [
+      "a name of the object form that is blank",
+      { a: { name: "  ", type: "text" } },
+      "properties.schema.a.name",
+      "too_small",
+    ],
   ])("refuses %s (400 at its path), writing nothing", async (_case, schema, path, code) => {
     const user = await createUser();
     for (const via of ["pages", "blocks"] as const) {
@@ -198,6 +224,114 @@ describe("a database created with an inline properties.schema", () => {
       expect((res.body as unknown as { details: { field: string } }).details.field).toBe("properties.schema");
     }
     expect(await countOwnedBlocks(user.id)).toBe(0);
+  });
+});
+
+describe("the object form reads its keys as the array form reads ids and names", () => {
+  it("a key is the id as given and the name trimmed, as the same entry of the array form", async () => {
+    const user = await createUser();
+    const asObject = await createDatabase(user, { "  Padded  ": { type: "text" } });
+    const asArray = await createDatabase(user, [{ id: "  Padded  ", name: "  Padded  ", type: "text" }]);
+    for (const res of [asObject, asArray]) {
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect((await recordsOf(res.body.id))[1]).toEqual(["  Padded  ", "Padded", "text", 1]);
+    }
+  });
+});
+
+describe("the size of an inline schema", () => {
+  const textProperties = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ id: `p${i}`, name: `P${i}`, type: "text" }));
+
+  it(`holds at most ${MAX_PROPERTIES} properties with the default columns it lacks: one more is a 400`, async () => {
+    const user = await createUser();
+    // The title column and the four computed ones are added to what the schema gives.
+    const fits = await createDatabase(user, textProperties(MAX_PROPERTIES - 5));
+    expect(fits.status, JSON.stringify(fits.body)).toBe(201);
+    expect(await schemaRecords(fits.body.id)).toHaveLength(MAX_PROPERTIES);
+    for (const schema of [
+      textProperties(MAX_PROPERTIES - 4),
+      Object.fromEntries(textProperties(MAX_PROPERTIES + 1).map(({ id, ...rest }) => [id, rest])),
+    ]) {
+      const res = await createDatabase(user, schema);
+      expectErrorBody(res, 400);
+      expect(res.body).toMatchObject({
+        details: {
+          field: "properties.schema",
+          maximum: MAX_PROPERTIES,
+          issues: [{ path: "properties.schema", code: "too_many_properties" }],
+        },
+      });
+    }
+    expect(await countOwnedBlocks(user.id)).toBe(1);
+  });
+
+  it("the property routes hold to the same caps: a property or an option past them is a 409", async () => {
+    const user = await createUser();
+    const options = Array.from({ length: MAX_OPTIONS }, (_, i) => `Option ${i}`);
+    const full = await createDatabase(user, [
+      { id: "s", name: "S", type: "select", options },
+      ...textProperties(MAX_PROPERTIES - 6),
+    ]);
+    expect(full.status, JSON.stringify(full.body)).toBe(201);
+    const property = await api(`/api/v1/databases/${full.body.id}/properties`, {
+      method: "POST",
+      auth: user,
+      body: { name: "One more", type: "text" },
+    });
+    expectErrorBody(property, 409);
+    expect(property.body).toMatchObject({ details: { maximum: MAX_PROPERTIES } });
+    const option = await api(`/api/v1/databases/${full.body.id}/properties/s/options`, {
+      method: "POST",
+      auth: user,
+      body: { name: "One more" },
+    });
+    expectErrorBody(option, 409);
+    expect(option.body).toMatchObject({ details: { property_id: "s", maximum: MAX_OPTIONS } });
+    expect(await schemaRecords(full.body.id)).toHaveLength(MAX_PROPERTIES);
+  });
+
+  it("20,000 properties are refused at once, with one issue", async () => {
+    const user = await createUser();
+    const started = Date.now();
+    const res = await createDatabase(user, textProperties(20_000));
+    expectErrorBody(res, 400);
+    expect(issuesOf(res)).toEqual([expect.objectContaining({ code: "too_many_properties" })]);
+    // Quadratic checks took 15 s here; refusing by count takes no reading of the entries.
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it(`a property holds at most ${MAX_OPTIONS} options, as the property routes allow`, async () => {
+    const user = await createUser();
+    const options = (count: number) => Array.from({ length: count }, (_, i) => `Option ${i}`);
+    const fits = await createDatabase(user, [{ id: "s", name: "S", type: "select", options: options(MAX_OPTIONS) }]);
+    expect(fits.status, JSON.stringify(fits.body)).toBe(201);
+    const over = await createDatabase(user, [
+      { id: "s", name: "S", type: "select", options: options(MAX_OPTIONS + 1) },
+    ]);
+    expectErrorBody(over, 400);
+    expect(issuesOf(over)).toContainEqual(
+      expect.objectContaining({ path: "properties.schema[0].options", code: "too_big" }),
+    );
+  });
+
+  it("checks repeats in one pass: many options and properties repeating each other are read at once", async () => {
+    const user = await createUser();
+    const started = Date.now();
+    const res = await createDatabase(
+      user,
+      Array.from({ length: 200 }, (_, i) => ({
+        id: `p${i % 2}`,
+        name: `P${i % 3}`,
+        type: "select",
+        options: Array.from({ length: MAX_OPTIONS }, (_, j) => `O${j % 2}`),
+      })),
+    );
+    expectErrorBody(res, 400);
+    expect(issuesOf(res)[0]).toMatchObject({ path: "properties.schema[0].options[2].name", code: "duplicate_name" });
+    // Every repeat is found (498 options of each of 200 properties, and 198 ids and 197 names), 50 listed.
+    expect(res.body).toMatchObject({ details: { truncated: true, total_issues: 200 * 498 + 198 + 197 } });
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
 

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { DATABASES, getSchema, insertLegacyDatabase, queryRows, schemaRecords } from "../../helpers/databases";
@@ -126,5 +127,93 @@ describe("legacy databases whose inline schema holds ids no JSON path can addres
     expect(schema.body.properties.map((property) => property.name)).toEqual(["Name"]);
     expect((await schemaRecords(id)).map((record) => record.id)).toEqual(["name"]);
     expect(await storedProperties(rowId)).toEqual({ name: "Row" });
+  });
+});
+
+describe("schema records whose ids no JSON path can address (stored before inline schemas were read strictly)", () => {
+  /**
+   * A database with a text property and a select whose ids then get a NUL, straight in D1. (A lone
+   * surrogate cannot be stored: D1 receives text as UTF-8, where it becomes U+FFFD.)
+   */
+  async function databaseWithRecords(user: TestUser) {
+    const res = await postPage(user, {
+      type: "database",
+      title: "Stored",
+      properties: {
+        schema: [
+          { id: "words", name: "Words", type: "text" },
+          { id: "pick", name: "Pick", type: "select", options: ["A"] },
+        ],
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const id = res.body.id;
+    const row = await postPage(user, {
+      type: "database_row",
+      database_id: id,
+      title: "Row",
+      properties: { Pick: "A" },
+    });
+    expect(row.status, JSON.stringify(row.body)).toBe(201);
+    await env.DB.batch(
+      [
+        ["words", NUL_ID],
+        ["pick", `pick${NUL_ID}`],
+      ].map(([from, to]) =>
+        env.DB.prepare("UPDATE database_properties SET id = ? WHERE database_id = ? AND id = ?").bind(to, id, from),
+      ),
+    );
+    return { id, rowId: row.body.id };
+  }
+
+  it("a row query filtering or sorting on such a property is a 400 naming it, never a 500", async () => {
+    const user = await createUser();
+    const { id } = await databaseWithRecords(user);
+    const requests: [string, unknown][] = [
+      ["contains on the NUL id", { filters: [{ property: "Words", operator: "contains", value: "a" }] }],
+      ["equals on the NUL id", { filters: [{ property: "Words", operator: "equals", value: "a" }] }],
+      ["is_empty on the NUL id", { filters: [{ property: "Words", operator: "is_empty" }] }],
+      ["sort on the NUL id", { sorts: [{ property: "Words", direction: "asc" }] }],
+      ["two sorts on the NUL id", { sorts: [{ property: "title" }, { property: "Words", direction: "desc" }] }],
+      ["equals on a select's NUL id", { filters: [{ property: "Pick", operator: "equals", value: "A" }] }],
+      ["sort on a select's NUL id", { sorts: [{ property: "Pick" }, { property: "title" }] }],
+    ];
+    for (const [what, body] of requests) {
+      const res = await queryRows(user, id, body);
+      expectHandled(res, [400], what);
+      expect(res.body, what).toMatchObject({ code: "validation_failed", details: { property_id: expect.any(String) } });
+    }
+    expect((await queryRows(user, id, { sorts: [{ property: "title" }] })).status).toBe(200);
+  });
+
+  it("such a property can be removed (its values stay unreachable), and the rest of the schema works", async () => {
+    const user = await createUser();
+    const { id } = await databaseWithRecords(user);
+    // (A lone surrogate cannot be written in a URL: only the NUL id can be named in the path.)
+    const res = await api(propertyPath(id, NUL_ID), { method: "DELETE", auth: user });
+    expectHandled(res, [200], "DELETE the NUL id");
+    expect((await schemaRecords(id)).map((record) => record.id)).not.toContain(NUL_ID);
+    expect(
+      (await queryRows(user, id, { filters: [{ property: "title", operator: "equals", value: "Row" }] })).status,
+    ).toBe(200);
+  });
+
+  it("a title property with such an id: a row's backlinks are listed without its title, never a 500", async () => {
+    const user = await createUser();
+    const target = await postPage(user, { title: "Target" });
+    const { id } = await databaseWithRecords(user);
+    const source = await postPage(user, {
+      type: "database_row",
+      database_id: id,
+      title: "Source row",
+      content: [{ type: "paragraph", children: [{ text: "@Target", mention: { type: "page", id: target.body.id } }] }],
+    });
+    expect(source.status, JSON.stringify(source.body)).toBe(201);
+    await env.DB.prepare("UPDATE database_properties SET id = ? WHERE database_id = ? AND type = 'title'")
+      .bind(`title${NUL_ID}`, id)
+      .run();
+    const backlinks = await api<{ source_block_id: string }[]>(`/api/v1/backlinks/${target.body.id}`, { auth: user });
+    expectHandled(backlinks, [200], "backlinks");
+    expect(backlinks.body.map((link) => link.source_block_id)).toEqual([source.body.id]);
   });
 });

@@ -358,6 +358,81 @@ describe("editor content: links are http(s), mailto, tel, without a scheme, or m
     expect((await storedRow(block.id))?.content).toBe(JSON.stringify(spans));
   });
 
+  it("refuses unsafe href, src and url values on items, spans and editor blocks' content, storing nothing", async () => {
+    const user = await createUser();
+    const page = await createPage(user, { title: "Parent" });
+    const owned = await countOwnedBlocks(user.id);
+    const onItem = await postPage(user, {
+      content: [{ type: "paragraph", href: "javascript:alert(1)", children: [{ text: "x" }] }],
+    });
+    expectUnsafeLink(onItem, "content[0].href");
+    const onSpan = await postPage(user, {
+      content: [{ type: "quote", children: [{ text: "x", src: "data:text/html,<script>alert(1)</script>" }] }],
+    });
+    expectUnsafeLink(onSpan, "content[0].children[0].src");
+    const inToggle = await postPage(user, {
+      content: [
+        {
+          type: "toggle",
+          children: [{ text: "t" }],
+          content: [{ type: "paragraph", url: "vbscript:x", children: [] }],
+        },
+      ],
+    });
+    expectUnsafeLink(inToggle, "content[0].content[0].url");
+    const editorBlock = await api(BLOCKS, {
+      method: "POST",
+      auth: user,
+      body: { type: "paragraph", parent_id: page.id, content: { props: { href: "javascript:alert(1)" } } },
+    });
+    expectUnsafeLink(editorBlock, "content.props.href");
+    expect(await countOwnedBlocks(user.id)).toBe(owned);
+  });
+
+  it("refuses an SVG image as inline data (it runs scripts), from JSON and from markdown; other images stay", async () => {
+    const user = await createUser();
+    const svg = "data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+";
+    expectUnsafeLink(
+      await postPage(user, { content: [{ type: "image", url: svg, children: [{ text: "" }] }] }),
+      "content[0].url",
+    );
+    expectUnsafeLink(await postPage(user, { content_markdown: `![x](${svg})` }), "content[0].url", "content_markdown");
+    const page = await createPage(user, { title: "Parent" });
+    expectUnsafeLink(
+      await api(BLOCKS, {
+        method: "POST",
+        auth: user,
+        body: { type: "image", parent_id: page.id, content: { url: svg } },
+      }),
+      "content.url",
+    );
+    const png = "data:image/png;base64,AAAA";
+    const image = await createBlock(user, { type: "image", parent_id: page.id, content: { url: png } });
+    expect(image.content).toEqual({ url: png });
+  });
+
+  it("an editor media block's properties.url (its exported source) follows the rule; page properties are free-form", async () => {
+    const user = await createUser();
+    const page = await createPage(user, { title: "Parent" });
+    const refused = await api(BLOCKS, {
+      method: "POST",
+      auth: user,
+      body: { type: "image", parent_id: page.id, properties: { url: "data:image/svg+xml,<svg/>" } },
+    });
+    expectUnsafeLink(refused, "properties.url", "properties");
+    const image = await createBlock(user, { type: "image", parent_id: page.id, properties: { url: "/a.png" } });
+    const patched = await api(`${BLOCKS}/${image.id}`, {
+      method: "PATCH",
+      auth: user,
+      body: { properties: { url: "javascript:alert(1)" } },
+    });
+    expectUnsafeLink(patched, "properties.url", "properties");
+    // A page's cover, icon or url property is the client's own value: stored as given.
+    const free = { cover: "javascript:void(0)", icon: "data:image/svg+xml,<svg/>", url: "file:///x" };
+    const stored = await createPage(user, { title: "Free", properties: free });
+    expect(stored.properties).toMatchObject(free);
+  });
+
   it.each(SAFE_LINKS)("stores a link to %j as written, from JSON and from markdown", async (link) => {
     const user = await createUser();
     const page = await createPage(user, { content: linked(link) });

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
@@ -250,6 +251,40 @@ describe("GET /api/v1/pages/{id}/export: databases as CSV", () => {
     const csv = decode((await exportOf(user, database.id)).body);
     // RFC 4180 makes the final line break optional.
     expect(csv.replace(/\r\n$/, "")).toBe("title,created_time,created_by,last_edited_time,last_edited_by,Notes");
+  });
+
+  it("exports a row stored with null properties (written straight to D1) as a row without values", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user, { properties: [{ name: "Notes", type: "text" }] });
+    await createRow(user, database.id, { title: "First", Notes: "kept" });
+    // No write of the API stores null properties; a row written straight to the database may.
+    const odd = await insertBlock({
+      type: "database_row",
+      database_id: database.id,
+      created_by: user.id,
+      position: null,
+    });
+    await env.DB.prepare("UPDATE blocks SET properties = 'null' WHERE id = ?").bind(odd).run();
+    await createRow(user, database.id, { title: "Second" });
+
+    const res = await exportOf(user, database.id, "csv");
+    expectFile(res, "text/csv; charset=utf-8", "tasks.csv");
+    const lines = decode(res.body).replace(/\r\n$/, "").split("\r\n");
+    expect(lines.map((line) => line.split(",")[0])).toEqual(["title", "First", "Second", ""]);
+    expect(lines[1]?.endsWith(",kept")).toBe(true);
+    const json = JSON.parse(decode((await exportOf(user, database.id, "json")).body)) as {
+      rows: { id: string; properties: unknown; properties_by_name: Record<string, unknown> }[];
+    };
+    expect(json.rows[2]).toMatchObject({ id: odd, properties: {}, properties_by_name: { title: null, Notes: null } });
+    // The row reads as a block without properties everywhere, and a write gives it an object again.
+    expect((await api(`${PAGES}/${odd}`, { auth: user })).status).toBe(200);
+    const written = await api<{ properties: Record<string, unknown> }>(`${PAGES}/${odd}`, {
+      method: "PUT",
+      auth: user,
+      body: { properties: { Notes: "now" } },
+    });
+    expect(written.status, JSON.stringify(written.body)).toBe(200);
+    expect(Object.values(written.body.properties)).toEqual(["now"]);
   });
 
   it("exports a database as JSON: the database, its schema and its rows", async () => {

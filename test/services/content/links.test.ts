@@ -57,7 +57,77 @@ describe("links", () => {
       { type: "audio", url: "https://example.com/a.mp3" },
       { type: "paragraph", url: "javascript:not-a-media-url" },
     ];
-    expect(unsafeLinks(media, "content").map((issue) => issue.path)).toEqual(["content[1].url", "content[2].url"]);
+    expect(unsafeLinks(media, "content").map((issue) => issue.path)).toEqual([
+      "content[1].url",
+      "content[2].url",
+      "content[4].url",
+    ]);
+  });
+
+  it("checks href, src and url keys anywhere: on items, on spans and at any depth below them", () => {
+    const content = [
+      { type: "paragraph", href: "javascript:1", children: [{ text: "a", href: "vbscript:2" }] },
+      { type: "paragraph", src: "data:text/html,3", children: [{ text: "b", url: "file:///4" }] },
+      {
+        type: "toggle",
+        children: [{ text: "t" }],
+        content: [{ type: "quote", children: [{ text: "q", src: "javascript:5" }] }],
+      },
+      { type: "callout", children: [{ text: "c", deep: { deeper: [{ url: "javascript:6" }] } }] },
+      { type: "paragraph", href: "https://example.com", src: "/a.png", url: "#c", children: [{ text: "fine" }] },
+      { type: "paragraph", children: [{ text: "m", href: "mention:page:p1" }] },
+    ];
+    expect(unsafeLinks(content, "content").map((issue) => issue.path)).toEqual([
+      "content[0].href",
+      "content[0].children[0].href",
+      "content[1].src",
+      "content[1].children[0].url",
+      "content[2].content[0].children[0].src",
+      "content[3].children[0].deep.deeper[0].url",
+    ]);
+  });
+
+  it("inline data is a source of a media item (or of what lies in one) only, and never a link", () => {
+    const png = "data:image/png;base64,AAAA";
+    const content = [
+      { type: "paragraph", children: [{ text: "a", src: png }] },
+      { type: "paragraph", url: png, children: [{ text: "b" }] },
+      { type: "image", url: png, src: png, props: { url: png }, children: [{ text: "c", href: png }] },
+      { type: "video", url: "data:video/mp4;base64,AAAA", children: [{ text: "" }] },
+    ];
+    expect(unsafeLinks(content, "content").map((issue) => issue.path)).toEqual([
+      "content[0].children[0].src",
+      "content[1].url",
+      "content[2].children[0].href",
+    ]);
+    // An editor block that is itself an image may hold inline image data in its own content.
+    expect(unsafeLinks({ props: { url: png } }, "content", "image")).toEqual([]);
+    expect(unsafeLinks({ props: { url: png } }, "content", "paragraph")).toHaveLength(1);
+  });
+
+  it.each([
+    "data:image/svg+xml,<svg onload=alert(1)>",
+    "data:image/svg+xml;base64,PHN2Zz4=",
+    "DATA:IMAGE/SVG+XML;charset=utf-8,<svg/>",
+    "data: image/svg+xml ,<svg/>",
+    "data:image/svg,<svg/>",
+  ])("refuses %j as an image (SVG runs scripts), and the HTML export shows no image", (url) => {
+    expect(safeUrl(url, "image")).toBeUndefined();
+    const content = [{ type: "image", url, children: [{ text: "" }] }];
+    expect(unsafeLinks(content, "content")).toEqual([expect.objectContaining({ path: "content[0].url", url })]);
+    expect(contentToHtml(content as never)).not.toContain("<img");
+  });
+
+  it.each([
+    "data:image/png;base64,AAAA",
+    "data:image/jpeg;base64,AAAA",
+    "data:image/gif;base64,AAAA",
+    "data:image/webp;base64,AAAA",
+  ])("keeps %j as an image, written and exported", (url) => {
+    expect(safeUrl(url, "image")).toBe(url);
+    const content = [{ type: "image", url, children: [{ text: "" }] }];
+    expect(unsafeLinks(content, "content")).toEqual([]);
+    expect(contentToHtml(content as never)).toContain(`<img src="${url}"`);
   });
 
   it("walks any shape, in document order, and keeps the first 200 characters of a link", () => {
