@@ -2,10 +2,10 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { userSettings } from "../../db/schema";
+import { NAMED_PROVIDERS } from "../../domain/ai-providers";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound, unauthorized } from "../../lib/errors";
 import type { Settings, UpdateSettingsInput } from "../../schemas/settings";
-import { NAMED_PROVIDERS } from "../ai/types";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { chooseModelParser } from "../quick-tasks/parser-config";
 
