@@ -4,8 +4,8 @@ import { type AppEnv, actingAs, type RequestContext, type UserContext, withD1 } 
 import { authenticate } from "./credentials";
 import { guardKeyLiveness, type KeyLiveness, keyRefused } from "./key-liveness";
 import { noteKeyUsed } from "./key-usage";
-import { requireSession } from "./policies";
-import { type ApiKeyScope, requireScope } from "./scopes";
+import { requireScope, requireSession } from "./policies";
+import type { ApiKeyScope } from "./scopes";
 
 /**
  * Who may call a route, declared with the route itself (see openapi/define-route.ts):

@@ -7,6 +7,7 @@
 // the request is answered 401; for a live key the request costs the round trips
 // it would have cost anyway.
 
+import { answerAsStatement, wrapD1 } from "../db/wrap-d1";
 import { unauthorized } from "../lib/errors";
 
 /**
@@ -32,10 +33,6 @@ export interface KeyLiveness {
   /** Checks the key with a query of its own (a round trip): for a request that made no D1 call. */
   confirm(): Promise<void>;
 }
-
-const UNWRAP = Symbol("unwrap");
-const unwrap = (statement: D1PreparedStatement): D1PreparedStatement =>
-  (statement as unknown as Record<symbol, D1PreparedStatement | undefined>)[UNWRAP] ?? statement;
 
 /**
  * `d1` with every call guarded until the key has been seen live once. A batch
@@ -65,7 +62,7 @@ export function guardKeyLiveness(
   async function guarded(statements: D1PreparedStatement[]): Promise<D1Result[]> {
     const guard = d1.prepare(LIVE_KEY_GUARD).bind(keyId, now().toISOString());
     try {
-      const [, ...results] = await d1.batch([guard, ...statements.map(unwrap)]);
+      const [, ...results] = await d1.batch([guard, ...statements]);
       liveness.confirmed = true;
       return results;
     } catch (error) {
@@ -77,56 +74,18 @@ export function guardKeyLiveness(
     }
   }
 
-  /** One statement run behind the guard, answered as its own method would answer. */
-  async function runStatement(statement: D1PreparedStatement, method: string, args: unknown[]): Promise<unknown> {
-    const [result] = (await guarded([statement])) as [D1Result<Record<string, unknown>>];
-    const rows = result.results ?? [];
-    switch (method) {
-      case "first": {
-        const row = rows[0] ?? null;
-        const column = args[0] as string | undefined;
-        return column === undefined ? row : (row?.[column] ?? null);
-      }
-      case "raw": {
-        const values = rows.map((row) => Object.values(row));
-        const withNames = (args[0] as { columnNames?: boolean } | undefined)?.columnNames;
-        return withNames ? [Object.keys(rows[0] ?? {}), ...values] : values;
-      }
-      default: // all, run
-        return result;
-    }
-  }
-
-  const wrapStatement = (statement: D1PreparedStatement): D1PreparedStatement =>
-    new Proxy(statement, {
-      get(target, property) {
-        if (property === UNWRAP) return target;
-        const value = Reflect.get(target, property, target);
-        if (typeof value !== "function") return value;
-        if (property === "bind") return (...values: unknown[]) => wrapStatement(target.bind(...values));
-        if (property === "first" || property === "all" || property === "run" || property === "raw") {
-          return (...args: unknown[]) =>
-            liveness.confirmed ? value.apply(target, args) : runStatement(target, property, args);
-        }
-        return value.bind(target);
-      },
-    });
-
-  const guardedD1 = new Proxy(d1, {
-    get(target, property) {
-      if (property === "prepare") return (query: string) => wrapStatement(target.prepare(query));
-      if (property === "batch") {
-        return (statements: D1PreparedStatement[]) =>
-          liveness.confirmed ? target.batch(statements.map(unwrap)) : guarded(statements);
-      }
-      const value = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      // Anything else that reaches D1 (exec, sessions, dump) would go around the guard.
-      return (...args: unknown[]) => {
-        if (!liveness.confirmed)
-          throw new Error(`D1 ${String(property)}() is not available before the API key is confirmed`);
-        return value.apply(target, args);
-      };
+  const guardedD1 = wrapD1(d1, {
+    // One statement run behind the guard, answered as its own method would answer.
+    statement: async (call, send) => {
+      if (liveness.confirmed) return send();
+      const [result] = (await guarded([call.statement])) as [D1Result<Record<string, unknown>>];
+      return answerAsStatement(result, call.method, call.args);
+    },
+    batch: (statements, send) => (liveness.confirmed ? send(statements) : guarded(statements)),
+    // Anything else that reaches D1 (exec, sessions, dump) would go around the guard.
+    other: (method, call) => {
+      if (!liveness.confirmed) throw new Error(`D1 ${method}() is not available before the API key is confirmed`);
+      return call();
     },
   });
   return { d1: guardedD1, liveness };

@@ -1,5 +1,6 @@
 import type { Actor } from "../lib/context";
 import { forbidden } from "../lib/errors";
+import type { ApiKeyScope } from "./scopes";
 
 // Per-action rules, apart from handlers and used by routes and services alike.
 // Visibility is not here: it stays inside every query (services/blocks/visibility.ts),
@@ -13,6 +14,16 @@ export const INTERNAL_BLOCK_TYPE = "provider_audit_log";
 export function requireSession(actor: Actor): void {
   if (actor.via !== "session") {
     throw forbidden("This action needs an app session, not an API key", { authenticated_with: actor.via });
+  }
+}
+
+/** A 403 unless the actor's credential carries `scope`. */
+export function requireScope(actor: Actor, scope: ApiKeyScope): void {
+  if (!actor.scopes.includes(scope)) {
+    throw forbidden(`This API key does not have the '${scope}' scope`, {
+      required_scope: scope,
+      key_scopes: [...actor.scopes],
+    });
   }
 }
 

@@ -1,6 +1,3 @@
-import type { Actor } from "../lib/context";
-import { forbidden } from "../lib/errors";
-
 /**
  * What an API key may do. `read`: GET and HEAD (and the few POSTs that only
  * read, which declare it); `write`: everything else. A key has both unless it
@@ -22,13 +19,3 @@ export const parseScopes = (stored: string): ApiKeyScope[] =>
 
 export const formatScopes = (scopes: readonly ApiKeyScope[]): string =>
   API_KEY_SCOPES.filter((scope) => scopes.includes(scope)).join(",");
-
-/** A 403 unless the actor's credential carries `scope`. */
-export function requireScope(actor: Actor, scope: ApiKeyScope): void {
-  if (!actor.scopes.includes(scope)) {
-    throw forbidden(`This API key does not have the '${scope}' scope`, {
-      required_scope: scope,
-      key_scopes: [...actor.scopes],
-    });
-  }
-}

@@ -1,3 +1,5 @@
+import { wrapD1 } from "./wrap-d1";
+
 /**
  * Counts D1 round trips made while serving one request: every statement
  * execution (`first`, `all`, `run`, `raw`), every `batch` and `exec` is one trip.
@@ -9,9 +11,6 @@ export interface RoundTripMeter {
   milliseconds: number;
 }
 
-const UNWRAP = Symbol("unwrap");
-const EXECUTING_METHODS = new Set(["first", "all", "run", "raw"]);
-
 async function timed<T>(meter: RoundTripMeter, work: () => Promise<T>): Promise<T> {
   meter.count += 1;
   const started = performance.now();
@@ -22,43 +21,13 @@ async function timed<T>(meter: RoundTripMeter, work: () => Promise<T>): Promise<
   }
 }
 
-function meterStatement(statement: D1PreparedStatement, meter: RoundTripMeter): D1PreparedStatement {
-  return new Proxy(statement, {
-    get(target, property) {
-      if (property === UNWRAP) return target;
-      const value = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      if (property === "bind") {
-        return (...values: unknown[]) => meterStatement(target.bind(...values), meter);
-      }
-      if (typeof property === "string" && EXECUTING_METHODS.has(property)) {
-        return (...args: unknown[]) => timed(meter, () => value.apply(target, args));
-      }
-      return value.bind(target);
-    },
+/** `database` with each call that reaches D1 counted and timed in `meter`. */
+export const meterD1 = (database: D1Database, meter: RoundTripMeter): D1Database =>
+  wrapD1(database, {
+    statement: (_call, send) => timed(meter, send),
+    batch: (statements, send) => timed(meter, () => send(statements)),
+    other: (method, call) => (method === "exec" ? timed(meter, call as () => Promise<unknown>) : call()),
   });
-}
-
-const unwrap = (statement: D1PreparedStatement): D1PreparedStatement =>
-  (statement as unknown as Record<symbol, D1PreparedStatement | undefined>)[UNWRAP] ?? statement;
-
-export function meterD1(database: D1Database, meter: RoundTripMeter): D1Database {
-  return new Proxy(database, {
-    get(target, property) {
-      if (property === "prepare") {
-        return (query: string) => meterStatement(target.prepare(query), meter);
-      }
-      if (property === "batch") {
-        return (statements: D1PreparedStatement[]) => timed(meter, () => target.batch(statements.map(unwrap)));
-      }
-      if (property === "exec") {
-        return (query: string) => timed(meter, () => target.exec(query));
-      }
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 export const serverTimingValue = (meter: RoundTripMeter): string =>
   `d1;desc="${meter.count} round trips";dur=${meter.milliseconds.toFixed(1)}`;

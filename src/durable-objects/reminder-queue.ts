@@ -1,15 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { backgroundUserContext } from "../lib/context";
 import { FIRING_BATCH, fireDue } from "../services/reminders/firing";
-
-/** One due firing of a reminder: a reminder id and which occurrence of it. */
-export interface QueuedFiring {
-  reminderId: string;
-  /** The firing's key (its instant, ISO-8601 UTC); one delivery per (reminder, occurrence). */
-  occurrence: string;
-  /** When to fire, epoch milliseconds. */
-  fireAt: number;
-}
+import type { QueuedFiring } from "../services/reminders/queue";
 
 /** A firing whose reminder changed while it was being fired is looked at again this much later. */
 const RETRY_DELAY_MS = 1_000;

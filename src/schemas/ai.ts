@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { AI_PROVIDERS } from "../services/ai/types";
+import { AI_PROVIDERS } from "../domain/ai-providers";
 
 // Requests and answers of the AI routes: the streamed completion (`/api/v1/ai/{provider}/stream`)
 // and the five legacy paths (`/api/ai/<provider>`).

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MENTION_TARGET_TYPES } from "../services/content/mentions";
+import { MENTION_TARGET_TYPES } from "../domain/mentions";
 
 export const MentionRecordSchema = z
   .object({

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { REMINDER_OFFSETS } from "../services/databases/date-value";
-import { isTimeZone } from "../services/reminders/recurrence";
+import { REMINDER_OFFSETS } from "../domain/reminder-offsets";
+import { isTimeZone } from "../domain/time-zones";
 import { PROPERTY_TYPES } from "./databases";
 import { PageSchema } from "./pages";
 import { ReminderSchema } from "./reminders";

@@ -1,12 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { RECURRENCE_PRESETS, REMINDER_OFFSETS } from "../services/databases/date-value";
 import {
-  isTimeZone,
   RECURRENCE_END_TYPES,
+  RECURRENCE_PRESETS,
   RECURRENCE_UNITS,
   type RecurrenceRule,
   ruleProblem,
-} from "../services/reminders/recurrence";
+} from "../domain/recurrence-rule";
+import { REMINDER_OFFSETS } from "../domain/reminder-offsets";
+import { isTimeZone } from "../domain/time-zones";
 
 // The Reminder and Notification resources: the one zod source of their TypeScript types,
 // their OpenAPI components and the request bodies.

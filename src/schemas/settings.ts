@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { AI_PROVIDERS } from "../services/ai/types";
+import { AI_PROVIDERS } from "../domain/ai-providers";
 import { MODEL_PATTERN } from "./ai";
 
 // The caller's workspace settings: the one zod source of their TypeScript types and OpenAPI

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ACCEPTED_AUDIO_NAMES, AUDIO_FIELD } from "../services/transcription/audio";
+import { ACCEPTED_AUDIO_NAMES, AUDIO_FIELD } from "../domain/transcription-audio";
 
 /** The answer of a transcription. */
 export const TranscriptionResultSchema = z

@@ -1,4 +1,4 @@
-import { AI_PROVIDERS, type AiProvider } from "../../src/services/ai/types";
+import { AI_PROVIDERS, type AiProvider } from "../../src/domain/ai-providers";
 import type { ThirdParty } from "./third-party";
 import { untilAborted } from "./third-party";
 

@@ -1,4 +1,4 @@
-import type { AiProvider } from "../../src/services/ai/types";
+import type { AiProvider } from "../../src/domain/ai-providers";
 import { PROVIDER_ENDPOINTS, providerOf } from "./fake-ai-provider";
 import type { ThirdParty } from "./third-party";
 

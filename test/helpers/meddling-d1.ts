@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { ALL_SCOPES } from "../../src/auth/scopes";
+import { wrapD1 } from "../../src/db/wrap-d1";
 import { actingAs, createContext, type UserContext, withD1 } from "../../src/lib/context";
 import type { TestUser } from "./api";
 
@@ -10,22 +11,14 @@ import type { TestUser } from "./api";
 export function contextMeddlingBefore(user: TestUser, nth: number, meddle: () => Promise<unknown>) {
   const seen = { batches: 0 };
   const ctx: UserContext = actingAs(
-    withD1(
-      createContext({ env }),
-      (d1) =>
-        new Proxy(d1, {
-          get(target, property) {
-            if (property === "batch") {
-              return async (statements: D1PreparedStatement[]) => {
-                seen.batches += 1;
-                if (seen.batches === nth) await meddle();
-                return target.batch(statements);
-              };
-            }
-            const value = Reflect.get(target, property, target);
-            return typeof value === "function" ? value.bind(target) : value;
-          },
-        }),
+    withD1(createContext({ env }), (d1) =>
+      wrapD1(d1, {
+        batch: async (statements, send) => {
+          seen.batches += 1;
+          if (seen.batches === nth) await meddle();
+          return send(statements);
+        },
+      }),
     ),
     { userId: user.id, via: "api_key", apiKeyId: null, scopes: ALL_SCOPES },
   );

@@ -1,5 +1,6 @@
 import type { Hook, RouteHandler } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
+import { AI_PROVIDERS, type AiProvider } from "../../domain/ai-providers";
 import { notFound } from "../../lib/errors";
 import { validationHook } from "../../openapi/validation";
 import type { AiStreamRequest } from "../../schemas/ai";
@@ -7,7 +8,7 @@ import { resolveTarget } from "../../services/ai/config";
 import { completeLegacyPrompt } from "../../services/ai/legacy";
 import { admitStream, withinTokenCeiling } from "../../services/ai/limits";
 import { streamCompletion } from "../../services/ai/stream";
-import { AI_PROVIDERS, type AiProvider, type CompletionRequest } from "../../services/ai/types";
+import type { CompletionRequest } from "../../services/ai/types";
 import type * as routes from "./ai.routes";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;

@@ -1,3 +1,4 @@
+import type { NamedProvider } from "../../domain/ai-providers";
 import { defineRoute, ERROR_RESPONSES, errorResponse, rateLimitedResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent } from "../../openapi/responses";
 import { AiEventStream, AiPromptRequest, AiPromptResponse, AiStreamParams, AiStreamRequest } from "../../schemas/ai";
@@ -9,7 +10,6 @@ import {
   STREAM_RATE_PERIOD_SECONDS,
 } from "../../services/ai/limits";
 import { HEARTBEAT_MS } from "../../services/ai/stream";
-import type { NamedProvider } from "../../services/ai/types";
 
 const tags = ["AI"];
 

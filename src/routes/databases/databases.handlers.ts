@@ -1,8 +1,8 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import { validationDetails } from "../../lib/errors";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
+import { type BatchRowInput, createRows as createRowsInBatch } from "../../services/block-writes/rows-batch";
 import { queryRows as runRowQuery } from "../../services/databases/row-query";
-import { type BatchRowInput, createRows as createRowsInBatch } from "../../services/databases/rows-batch";
 import * as commands from "../../services/databases/schema-commands";
 import { loadDatabaseSchema } from "../../services/databases/schema-records";
 import type * as routes from "./databases.routes";

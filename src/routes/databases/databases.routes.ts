@@ -3,9 +3,9 @@ import { paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent, SuccessSchema } from "../../openapi/responses";
 import { DatabaseSchemaSchema, PropertySchema, RowSchema, SelectOptionSchema } from "../../schemas/databases";
+import { MAX_BATCH_ROWS, MAX_ROW_BYTES } from "../../services/block-writes/rows-batch";
 import { MAX_OPTIONS, MAX_PROPERTIES } from "../../services/databases/property-types";
 import { ROW_COUNT_CAP } from "../../services/databases/row-query";
-import { MAX_BATCH_ROWS, MAX_ROW_BYTES } from "../../services/databases/rows-batch";
 import {
   CREATE_ROWS_BODY_LIMIT,
   CreatedRowsSchema,

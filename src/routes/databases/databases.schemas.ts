@@ -9,8 +9,8 @@ import {
   RowFilterSchema,
   RowSortSchema,
 } from "../../schemas/databases";
+import { MAX_BATCH_ROWS } from "../../services/block-writes/rows-batch";
 import { MAX_OPTIONS } from "../../services/databases/property-types";
-import { MAX_BATCH_ROWS } from "../../services/databases/rows-batch";
 
 export const DatabaseIdParams = z.object({
   id: z

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { DATE_MENTION, MENTION_TARGET_TYPES } from "../../domain/mentions";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationQuery } from "../../lib/pagination";
-import { DATE_MENTION, MENTION_TARGET_TYPES } from "../../services/content/mentions";
 
 const id = (name: string, example: string) =>
   z

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
+import { ACCEPTED_AUDIO_NAMES } from "../../domain/transcription-audio";
 import { ErrorSchema } from "../../lib/errors";
 import { defineRoute } from "../../openapi/define-route";
 import { jsonContent } from "../../openapi/responses";
 import { audioUploadBody, TranscriptionResultSchema } from "../../schemas/transcription";
-import { ACCEPTED_AUDIO_NAMES } from "../../services/transcription/audio";
 import {
   maxAudioBytes,
   transcriptionBodyLimit,

@@ -1,7 +1,8 @@
+import type { AiProvider } from "../../domain/ai-providers";
 import type { RequestContext } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
 import { notConfigured, serviceUrl } from "../../lib/service-url";
-import type { AiProvider, ProviderTarget } from "./types";
+import type { ProviderTarget } from "./types";
 
 /** The secret holding the server's own key of each provider (`wrangler secret put NAME`). */
 export const SERVER_KEY_SETTINGS = {

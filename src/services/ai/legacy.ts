@@ -1,9 +1,9 @@
+import type { NamedProvider } from "../../domain/ai-providers";
 import type { RequestContext } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import { logCompletion } from "./audit";
 import { type CompletionOptions, runCompletion } from "./completion";
 import { callerTarget } from "./config";
-import type { NamedProvider } from "./types";
 
 export interface LegacyPrompt {
   prompt: string;

@@ -1,9 +1,10 @@
+import type { AiProvider } from "../../domain/ai-providers";
 import type { RequestContext } from "../../lib/context";
 import { callThirdParty, OutboundError } from "../../lib/outbound";
 import { retryAfterSeconds } from "./failures";
 import { ADAPTERS } from "./providers";
 import { record, text } from "./providers/shared";
-import type { AiProvider, ProviderHttpRequest, ProviderTarget } from "./types";
+import type { ProviderHttpRequest, ProviderTarget } from "./types";
 
 // One non-streaming call that asks a provider for a JSON object of a given JSON schema, and
 // returns the object it produced. Each wire format has its own way of asking:

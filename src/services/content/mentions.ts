@@ -1,17 +1,12 @@
-import type { Mention, TextSpan } from "./schema";
+import { MENTION_TARGET_TYPES, type Mention, type MentionTargetType } from "../../domain/mentions";
+import type { TextSpan } from "./schema";
 
 // An inline mention is a text span that refers to a page, a block, a user or a date:
 // `{text: "@Roadmap", mention: {type: "page", id: "<page id>"}}`. In markdown it is a
 // link whose destination is `mention:<type>:<id>` (the id percent-encoded), so it
 // round-trips through every markdown path; in HTML it is a span carrying the target.
 
-export const MENTION_TARGET_TYPES = ["page", "block", "user", "date"] as const;
-export type MentionTargetType = (typeof MENTION_TARGET_TYPES)[number];
-
 const SCHEME = "mention:";
-
-/** What a date mention's id may be: a calendar date (`2026-11-23`) or an ISO-8601 instant. */
-export const DATE_MENTION = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 /** The markdown link destination of a mention. */
 export const mentionHref = (mention: Mention): string => `${SCHEME}${mention.type}:${encodeURIComponent(mention.id)}`;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DATE_MENTION } from "./mentions";
+import { DATE_MENTION, MENTION_TARGET_TYPES, type Mention } from "../../domain/mentions";
 
 /**
  * The canonical editor content of a page or row body: the types, their TypeScript shapes and
@@ -36,13 +36,6 @@ export const TEXT_TYPES = ["paragraph", "heading-1", "heading-2", "heading-3", "
 export const LIST_TYPES = ["bulleted-list", "numbered-list"] as const;
 export const MEDIA_TYPES = ["image", "video", "audio", "embed"] as const;
 export const MAX_INDENT = 6;
-
-/** What an inline mention refers to (services/content/mentions.ts). */
-export interface Mention {
-  type: "page" | "block" | "user" | "date";
-  /** The page's, block's or user's id; for a date, the date (`2026-11-23`) or instant. */
-  id: string;
-}
 
 export interface TextSpan {
   text: string;
@@ -116,7 +109,7 @@ export type ContentItem =
 
 export const MentionSchema = z
   .object({
-    type: z.enum(["page", "block", "user", "date"]),
+    type: z.enum(MENTION_TARGET_TYPES),
     id: z.string().trim().min(1).max(200),
   })
   .refine((mention) => mention.type !== "date" || DATE_MENTION.test(mention.id), {

@@ -1,36 +1,6 @@
 import { z } from "zod";
-
-/** Reminder offsets relative to a date's start (the contract elides the middle of the list; this is ours). */
-export const REMINDER_OFFSETS = [
-  "none",
-  "at_time",
-  "5_minutes_before",
-  "10_minutes_before",
-  "15_minutes_before",
-  "30_minutes_before",
-  "1_hour_before",
-  "2_hours_before",
-  "1_day_before",
-  "2_days_before",
-  "1_week_before",
-  "inherit",
-] as const;
-
-export const RECURRENCE_PRESETS = [
-  "none",
-  "daily",
-  "weekdays",
-  "weekends",
-  "weekly",
-  "weekly_on_days",
-  "biweekly",
-  "monthly",
-  "twice_monthly",
-  "quarterly",
-  "yearly",
-  "custom",
-  "inherit",
-] as const;
+import { RECURRENCE_PRESETS } from "../../domain/recurrence-rule";
+import { REMINDER_OFFSETS } from "../../domain/reminder-offsets";
 
 const isoDate = z.iso.date();
 const isoDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);

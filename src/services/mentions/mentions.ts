@@ -3,6 +3,7 @@ import { requireAuthor } from "../../auth/policies";
 import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { mentions } from "../../db/schema";
+import { DATE_MENTION, type MentionTargetType } from "../../domain/mentions";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -20,7 +21,6 @@ import { updateTypedBlock } from "../block-writes/writes";
 import { isPageLike, pageOfBlock, pageScope, shownOnItsPage } from "../blocks/page-scope";
 import { blockNotFound } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";
-import { DATE_MENTION, type MentionTargetType } from "../content/mentions";
 
 // Mentions: the ones a block's content holds are kept in step with every content
 // write by the triggers of migrations/0008_mentions_from_content.sql (origin

@@ -8,7 +8,7 @@
  */
 import * as chrono from "chrono-node";
 import { Temporal } from "temporal-polyfill";
-import type { REMINDER_OFFSETS } from "../databases/date-value";
+import type { REMINDER_OFFSETS } from "../../domain/reminder-offsets";
 
 export type ReminderOffset = (typeof REMINDER_OFFSETS)[number];
 

@@ -9,11 +9,11 @@
  */
 import { Temporal } from "temporal-polyfill";
 import { z } from "zod";
+import { REMINDER_OFFSETS } from "../../domain/reminder-offsets";
 import type { RequestContext } from "../../lib/context";
 import { ADAPTERS } from "../ai/providers";
 import { type JsonSchema, requestStructuredOutput, StructuredOutputError } from "../ai/structured-output";
 import type { ProviderTarget } from "../ai/types";
-import { REMINDER_OFFSETS } from "../databases/date-value";
 import type { QuickTaskAmbiguity, QuickTaskParse, ReminderOffset } from "./local-parser";
 
 export const QUICK_TASK_SCHEMA_NAME = "quick_task";

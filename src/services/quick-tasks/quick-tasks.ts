@@ -7,10 +7,10 @@ import { StructuredOutputError } from "../ai/structured-output";
 import { createTypedBlock } from "../block-writes/writes";
 import { presentPage } from "../pages/pages";
 import { afterReminderWrite, type ReminderUpsert, reminderUpsert } from "../reminders/reminders";
+import { chooseModelParser } from "../settings/quick-task-parser";
 import { readSettings, type SettingsRecord } from "../settings/settings";
 import { parseQuickTaskLocally, type QuickTaskParse } from "./local-parser";
 import { parseQuickTaskWithModel } from "./model-parser";
-import { chooseModelParser } from "./parser-config";
 import { mapTaskProperties, type PropertyMapping, taskWrite } from "./task-values";
 import {
   findTaskDatabase,

@@ -1,13 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
-import type { QueuedFiring } from "../../durable-objects/reminder-queue";
 import type { RequestContext, UserContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { propertyPathOfColumn } from "../databases/property-path";
 import { titleText } from "../pages/pages";
 import { sendOwedPushes } from "./push-delivery";
-import { queuedFiring, reminderQueueOf } from "./queue";
+import { type QueuedFiring, queuedFiring, reminderQueueOf } from "./queue";
 import { dueAtOf, firingKey, isoOrNull, type ReminderRecord, seriesOf, timingOf } from "./records";
 import { afterFiring, afterSkipping, isLive, LIVE_STATUS_LIST } from "./states";
 

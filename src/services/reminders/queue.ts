@@ -1,6 +1,14 @@
-import type { QueuedFiring } from "../../durable-objects/reminder-queue";
 import type { RequestContext } from "../../lib/context";
 import { firingKey } from "./records";
+
+/** One due firing of a reminder: a reminder id and which occurrence of it. */
+export interface QueuedFiring {
+  reminderId: string;
+  /** The firing's key (its instant, ISO-8601 UTC); one delivery per (reminder, occurrence). */
+  occurrence: string;
+  /** When to fire, epoch milliseconds. */
+  fireAt: number;
+}
 
 /** The user's ReminderQueue (one Durable Object per user). */
 export const reminderQueueOf = (env: Env, userId: string) =>

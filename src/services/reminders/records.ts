@@ -1,8 +1,8 @@
 import { Temporal } from "temporal-polyfill";
 import type { RawRow } from "../../db/rows";
 import type { reminders } from "../../db/schema";
+import type { RecurrenceRule } from "../../domain/recurrence-rule";
 import type { Reminder, ReminderStatus } from "../../schemas/reminders";
-import type { RecurrenceRule } from "./recurrence";
 import type { Series, Timing } from "./states";
 
 /** A `reminders` row as D1 returns it. */

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import { isRecurring, type RecurrenceRule } from "../../domain/recurrence-rule";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -24,7 +25,6 @@ import {
   seriesOf,
   timingOf,
 } from "./records";
-import { isRecurring, type RecurrenceRule } from "./recurrence";
 import { afterDismissOccurrence, initialTiming, isLive, LIVE_STATUS_LIST, type Series, type Timing } from "./states";
 
 // Reminders are personal: every statement is scoped to the caller's user id, so another

@@ -1,5 +1,6 @@
+import { isRecurring, type RecurrenceRule } from "../../domain/recurrence-rule";
 import type { ReminderStatus } from "../../schemas/reminders";
-import { isRecurring, occurrenceAfter, type RecurrenceRule } from "./recurrence";
+import { occurrenceAfter } from "./recurrence";
 
 // A reminder's states and the transitions between them, as pure functions of its timing.
 // `remind_at` is the current occurrence; `next_fire_at` is when the user's ReminderQueue

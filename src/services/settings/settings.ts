@@ -2,12 +2,12 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { userSettings } from "../../db/schema";
+import { NAMED_PROVIDERS } from "../../domain/ai-providers";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound, unauthorized } from "../../lib/errors";
 import type { Settings, UpdateSettingsInput } from "../../schemas/settings";
-import { NAMED_PROVIDERS } from "../ai/types";
 import { isActive, visibleTo } from "../blocks/visibility";
-import { chooseModelParser } from "../quick-tasks/parser-config";
+import { chooseModelParser } from "./quick-task-parser";
 
 // A user's workspace settings: one `user_settings` row, made by the first write. Reads of a
 // user who never wrote any answer the defaults. A write is one upsert whose WHERE carries its

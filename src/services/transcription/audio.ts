@@ -1,4 +1,5 @@
 import { fileTypeFromBuffer } from "file-type";
+import { ACCEPTED_AUDIO, ACCEPTED_AUDIO_NAMES, AUDIO_FIELD } from "../../domain/transcription-audio";
 import type { RequestContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
 import { essence, SNIFF_BYTES } from "../media/content-types";
@@ -8,33 +9,9 @@ import { maxAudioBytes } from "./config";
 // at most TRANSCRIPTION_MAX_BYTES, whose bytes are a container browsers and phones record in. The
 // bytes decide (magic numbers, through `file-type`); the declared type and filename are not used.
 
-/** The only field of the multipart body. */
-export const AUDIO_FIELD = "audio";
 /** How many field names a 400 names back, and how much of each. */
 const FIELDS_SHOWN = 20;
 const FIELD_NAME_SHOWN = 64;
-
-/**
- * The containers accepted, by the type `file-type` names from the bytes, with the extension the
- * file is sent upstream under (OpenAI's endpoint reads the format from the file name). WebM and
- * MP4 are named `video/` by the bytes whether or not they hold a picture: MediaRecorder records
- * audio in them (Chrome and Firefox WebM, Safari MP4).
- */
-export const ACCEPTED_AUDIO: ReadonlyMap<string, string> = new Map([
-  ["video/webm", "webm"],
-  ["audio/ogg", "ogg"],
-  ["audio/ogg; codecs=opus", "ogg"],
-  ["video/mp4", "mp4"],
-  ["audio/mp4", "m4a"],
-  ["audio/x-m4a", "m4a"],
-  ["audio/aac", "aac"],
-  ["audio/mpeg", "mp3"],
-  ["audio/wav", "wav"],
-  ["audio/flac", "flac"],
-]);
-
-/** How the accepted formats are named to people. */
-export const ACCEPTED_AUDIO_NAMES = ["webm", "ogg/opus", "mp4/m4a", "aac", "mp3", "wav", "flac"];
 
 export interface AudioUpload {
   file: Blob;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NAMED_PROVIDERS } from "../../../src/services/ai/types";
+import { NAMED_PROVIDERS } from "../../../src/domain/ai-providers";
 import { api, newClientAddress } from "../../helpers/api";
 import {
   aiProviders,

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { type BatchRowInput, createRows } from "../../../src/services/databases/rows-batch";
+import { type BatchRowInput, createRows } from "../../../src/services/block-writes/rows-batch";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
 import { insertBlock, storedRow, UUID } from "../../helpers/blocks";

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
+import { type AiProvider, NAMED_PROVIDERS } from "../../../src/domain/ai-providers";
 import { actingAs, createContext } from "../../../src/lib/context";
 import { ApiError } from "../../../src/lib/errors";
 import { type CompletionOptions, runCompletion } from "../../../src/services/ai/completion";
@@ -7,13 +8,7 @@ import { callerTarget } from "../../../src/services/ai/config";
 import { retryAfterSeconds } from "../../../src/services/ai/failures";
 import { completeLegacyPrompt } from "../../../src/services/ai/legacy";
 import { type SseWriter, streamCompletion } from "../../../src/services/ai/stream";
-import {
-  type AiEvent,
-  type AiProvider,
-  type CompletionRequest,
-  NAMED_PROVIDERS,
-  type ProviderTarget,
-} from "../../../src/services/ai/types";
+import type { AiEvent, CompletionRequest, ProviderTarget } from "../../../src/services/ai/types";
 import {
   AI_PROVIDERS,
   aiProviders,

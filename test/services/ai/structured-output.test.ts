@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
+import type { AiProvider } from "../../../src/domain/ai-providers";
 import { createContext } from "../../../src/lib/context";
 import { callerTarget } from "../../../src/services/ai/config";
 import {
@@ -9,7 +10,7 @@ import {
   StructuredOutputError,
   type StructuredOutputRequest,
 } from "../../../src/services/ai/structured-output";
-import type { AiProvider, ProviderTarget } from "../../../src/services/ai/types";
+import type { ProviderTarget } from "../../../src/services/ai/types";
 import { AI_PROVIDERS, COMPATIBLE_BASE_URL, MODELS, streamedResponse } from "../../helpers/fake-ai-provider";
 import {
   bodyOf,

@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
+import type { AiProvider } from "../../../src/domain/ai-providers";
 import { createContext } from "../../../src/lib/context";
 import { callerTarget } from "../../../src/services/ai/config";
 import { StructuredOutputError } from "../../../src/services/ai/structured-output";
-import type { AiProvider, ProviderTarget } from "../../../src/services/ai/types";
+import type { ProviderTarget } from "../../../src/services/ai/types";
 import { parseQuickTaskLocally, type QuickTaskParse } from "../../../src/services/quick-tasks/local-parser";
 import {
   MODEL_REMINDER_OFFSETS,

@@ -1,14 +1,9 @@
 import { RRuleTemporal } from "rrule-temporal";
 import { Temporal } from "temporal-polyfill";
 import { describe, expect, it } from "vitest";
-import {
-  isRecurring,
-  isTimeZone,
-  MAX_END_COUNT,
-  occurrenceAfter,
-  type RecurrenceRule,
-  ruleProblem,
-} from "../../../src/services/reminders/recurrence";
+import { isRecurring, MAX_END_COUNT, type RecurrenceRule, ruleProblem } from "../../../src/domain/recurrence-rule";
+import { isTimeZone } from "../../../src/domain/time-zones";
+import { occurrenceAfter } from "../../../src/services/reminders/recurrence";
 
 const ms = (iso: string) => Temporal.Instant.from(iso).epochMilliseconds;
 

@@ -1,4 +1,5 @@
-import type { AiProvider, ProviderAdapter } from "../types";
+import type { AiProvider } from "../../../domain/ai-providers";
+import type { ProviderAdapter } from "../types";
 import { anthropic } from "./anthropic";
 import { gemini } from "./gemini";
 import { groq, mistral, openai, openaiCompatible } from "./openai-chat";

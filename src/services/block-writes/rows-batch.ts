@@ -4,11 +4,11 @@ import type { UserContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { retryWhileStale, StaleWrite } from "../../lib/stale";
-import { normalizeTypedFields } from "../block-writes/typed-fields";
 import { lastSiblingPosition } from "../blocks/positions";
 import { visibleTo } from "../blocks/visibility";
-import type { DatabaseSchema } from "./property-types";
-import { loadDatabaseSchema, schemaUnchanged } from "./schema-records";
+import type { DatabaseSchema } from "../databases/property-types";
+import { loadDatabaseSchema, schemaUnchanged } from "../databases/schema-records";
+import { normalizeTypedFields } from "./typed-fields";
 
 // Bulk rows: many rows of one database, each validated exactly as a single row
 // created through the pages API is (normalizeTypedFields with the database's

@@ -1,8 +1,9 @@
+import { AI_PROVIDERS, type AiProvider } from "../../domain/ai-providers";
 import type { RequestContext } from "../../lib/context";
 import { boundedSetting } from "../../lib/environment";
 import { ApiError } from "../../lib/errors";
 import { resolveTarget, SERVER_KEY_SETTINGS } from "../ai/config";
-import { AI_PROVIDERS, type AiProvider, type ProviderTarget } from "../ai/types";
+import type { ProviderTarget } from "../ai/types";
 
 // Which model parses quick-task text: the user's settings (quickTaskProvider, quickTaskModel) over
 // the server's (TASK_CAPTURE_PROVIDER, TASK_CAPTURE_MODEL), with the server's key of that provider.

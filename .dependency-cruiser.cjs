@@ -1,0 +1,53 @@
+// The layering of src/, checked by `npm run check` (dependency-cruiser). Type-only imports count:
+// a type that points upward ties the layers together as much as a value does.
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment:
+        "Two files that need each other load in an order nobody chose and cannot be read apart: a fact or type in the wrong place, to move down.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "no-circular-folders",
+      comment:
+        "A folder is a room (services/quick-tasks, services/settings, ...): two rooms that need each other are one. lib, db and auth are exempt: lib/context.ts assembles the request context from db and auth, which use lib's own helpers (errors, secrets); their files still form no circle.",
+      severity: "error",
+      scope: "folder",
+      from: { pathNot: "^src/(lib|db|auth)(/|$)" },
+      to: { circular: true },
+    },
+    {
+      name: "lower-layers-stay-below-services",
+      comment:
+        "db, lib, domain, schemas and auth are what services and routes are built on: an import upward would make a change above one below, and (mostly) a circle.",
+      severity: "error",
+      from: { path: "^src/(db|lib|domain|schemas|auth)/" },
+      to: { path: "^src/(services|routes)/" },
+    },
+    {
+      name: "domain-is-the-floor",
+      comment:
+        "domain/ holds the facts schemas and services share (providers, reminder offsets, recurrence rules, ...): it builds on nothing else of the service, so anything may use it.",
+      severity: "error",
+      from: { path: "^src/domain/" },
+      to: { path: "^src/", pathNot: "^src/domain/" },
+    },
+    {
+      name: "services-stay-below-routes",
+      comment:
+        "Services take a context and answer data; HTTP is the routes' business, and other callers (cron, queues) have none.",
+      severity: "error",
+      from: { path: "^src/services/" },
+      to: { path: "^src/routes/" },
+    },
+  ],
+  options: {
+    includeOnly: "^src/",
+    tsPreCompilationDeps: true,
+  },
+};
