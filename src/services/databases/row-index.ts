@@ -10,7 +10,12 @@ import {
 } from "../../lib/cursor";
 import type { RowFilter, RowSort } from "../../schemas/databases";
 import { propertyIdSql } from "./property-path";
-import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
+import {
+  COMPUTED_PROPERTY_TYPES,
+  type DatabaseSchema,
+  type PropertyDefinition,
+  type PropertyType,
+} from "./property-types";
 import { optionId, resolvePropertyKey } from "./row-values";
 
 // The row-value index (`row_values`, migrations/0012_row_values.sql, kept by triggers): what a row
@@ -20,7 +25,10 @@ import { optionId, resolvePropertyKey } from "./row-values";
 // about `limit / selectivity` entries, whatever the database's size. Keyset cursors continue a
 // walk from where the last page stopped, so page 2,000 costs what page 1 costs.
 
-/** Property types with index entries. Computed types (timestamps, users) read the row's columns. */
+/**
+ * Property types with index entries: every stored type, as migrations/0012 lists them. Computed
+ * types (COMPUTED_PROPERTY_TYPES: timestamps, users) read the row's columns.
+ */
 export const INDEXED_TYPES: ReadonlySet<PropertyType> = new Set([
   "title",
   "text",
@@ -33,13 +41,6 @@ export const INDEXED_TYPES: ReadonlySet<PropertyType> = new Set([
   "status",
   "date",
   "multi_select",
-]);
-
-const COMPUTED: ReadonlySet<PropertyType> = new Set([
-  "created_time",
-  "last_edited_time",
-  "created_by",
-  "last_edited_by",
 ]);
 
 /**
@@ -72,7 +73,7 @@ export function indexServes(schema: DatabaseSchema, filters: RowFilter[], sorts:
   const typeOf = (key: string) => resolvePropertyKey(schema, key)?.type;
   const filtersServed = filters.every((filter) => {
     const type = typeOf(filter.property);
-    return type !== undefined && (INDEXED_TYPES.has(type) || COMPUTED.has(type));
+    return type !== undefined && (INDEXED_TYPES.has(type) || COMPUTED_PROPERTY_TYPES.has(type));
   });
   const sortType = sorts[0] ? typeOf(sorts[0].property) : undefined;
   return filtersServed && (sorts.length === 0 || (sortType !== undefined && INDEXED_TYPES.has(sortType)));

@@ -9,7 +9,12 @@ import type { BlockRecord } from "../blocks/record";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { IsoDateOrDateTime } from "./date-value";
 import { propertyPathSql } from "./property-path";
-import type { DatabaseSchema, PropertyDefinition, PropertyType } from "./property-types";
+import {
+  COMPUTED_PROPERTY_COLUMNS,
+  type DatabaseSchema,
+  isComputedType,
+  type PropertyDefinition,
+} from "./property-types";
 import {
   decodeRowCursor,
   drivingEntries,
@@ -50,25 +55,10 @@ const OPERATORS_BY_TYPE: Record<string, readonly FilterOperator[]> = {
   last_edited_by: ["equals", "not_equals"],
 };
 
-/** Types whose values come from the row's own columns (no JSON, no index entries). */
-const COMPUTED_TYPES: ReadonlySet<PropertyType> = new Set([
-  "created_time",
-  "last_edited_time",
-  "created_by",
-  "last_edited_by",
-]);
-
 /** The SQL value of a property on row `b`, in a form that compares and sorts naturally. */
 function valueExpression(property: PropertyDefinition): SQL {
+  if (isComputedType(property.type)) return sql.raw(`b.${COMPUTED_PROPERTY_COLUMNS[property.type]}`);
   const path = propertyPathSql(property.id);
-  const computed: Partial<Record<PropertyType, SQL>> = {
-    created_time: sql`b.created_at`,
-    last_edited_time: sql`b.updated_at`,
-    created_by: sql`b.created_by`,
-    last_edited_by: sql`b.last_edited_by`,
-  };
-  const direct = computed[property.type];
-  if (direct) return direct;
   switch (property.type) {
     case "select":
     case "status":
@@ -137,8 +127,7 @@ function filterCondition(
       allowed,
     });
   }
-  const computed = COMPUTED_TYPES.has(property.type);
-  const from = computed ? jsonValues : source;
+  const from = isComputedType(property.type) ? jsonValues : source;
   const value = from.value(property);
   const about = (condition: SQL) => from.wrap(property, condition);
   const needs = (check: (v: unknown) => boolean, expected: string) => {
