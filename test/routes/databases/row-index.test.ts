@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { encodeRowCursor, ROW_CURSOR_INLINE_MAX } from "../../../src/services/databases/row-index";
-import { DRIVEN_MATCHES_MAX } from "../../../src/services/databases/row-query";
+import { DRIVEN_MATCHES_MAX } from "../../../src/services/databases/row-query/query-rows";
+import { encodeRowCursor, ROW_CURSOR_INLINE_MAX } from "../../../src/services/databases/row-query/walk";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
 import { assembleCursor, contextOf, cursorParts } from "../../helpers/cursor-matrix";

@@ -1,20 +1,23 @@
 import { type SQL, sql } from "drizzle-orm";
-import { batchAll, parameterCount } from "../../db/batch";
-import type { UserContext } from "../../lib/context";
-import { cursorRefused } from "../../lib/cursor";
-import { badRequest } from "../../lib/errors";
-import type { Page, PageWindow } from "../../lib/pagination";
-import type { FilterOperator, Row, RowFilter, RowSort } from "../../schemas/databases";
-import type { BlockRecord } from "../blocks/record";
-import { isActive, visibleTo } from "../blocks/visibility";
-import { IsoDateOrDateTime } from "./date-value";
-import { propertyPathSql } from "./property-path";
+import { batchAll, parameterCount } from "../../../db/batch";
+import type { UserContext } from "../../../lib/context";
+import { cursorRefused } from "../../../lib/cursor";
+import { badRequest } from "../../../lib/errors";
+import type { Page, PageWindow } from "../../../lib/pagination";
+import type { FilterOperator, Row, RowFilter, RowSort } from "../../../schemas/databases";
+import type { BlockRecord } from "../../blocks/record";
+import { isActive, visibleTo } from "../../blocks/visibility";
+import { IsoDateOrDateTime } from "../date-value";
+import { propertyPathSql } from "../property-path";
 import {
   COMPUTED_PROPERTY_COLUMNS,
   type DatabaseSchema,
   isComputedType,
   type PropertyDefinition,
-} from "./property-types";
+} from "../property-types";
+import { optionId, resolvePropertyKey } from "../row-values";
+import { presentRow } from "../rows";
+import { loadDatabaseSchema } from "../schema-records";
 import {
   decodeRowCursor,
   drivingEntries,
@@ -30,10 +33,7 @@ import {
   walkFor,
   walkOrder,
   walkOutputOrder,
-} from "./row-index";
-import { optionId, resolvePropertyKey } from "./row-values";
-import { presentRow } from "./rows";
-import { loadDatabaseSchema } from "./schema-records";
+} from "./walk";
 
 export type { RowFilter, RowSort };
 

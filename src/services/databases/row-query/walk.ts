@@ -7,16 +7,16 @@ import {
   type KeyValue,
   openCursor,
   sealCursor,
-} from "../../lib/cursor";
-import type { RowFilter, RowSort } from "../../schemas/databases";
-import { propertyIdSql } from "./property-path";
+} from "../../../lib/cursor";
+import type { RowFilter, RowSort } from "../../../schemas/databases";
+import { propertyIdSql } from "../property-path";
 import {
   COMPUTED_PROPERTY_TYPES,
   type DatabaseSchema,
   type PropertyDefinition,
   type PropertyType,
-} from "./property-types";
-import { optionId, resolvePropertyKey } from "./row-values";
+} from "../property-types";
+import { optionId, resolvePropertyKey } from "../row-values";
 
 // The row-value index (`row_values`, migrations/0012_row_values.sql, kept by triggers): what a row
 // query reads instead of every row's JSON. A sorted query walks the sort property's entries in
