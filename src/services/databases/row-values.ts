@@ -213,20 +213,3 @@ export function carriedValues(
   }
   return carried;
 }
-
-/** The id of the option a filter names (by id or name), or a 400 listing the options. */
-export function optionId(property: PropertyDefinition, value: unknown): string {
-  const wanted =
-    typeof value === "string"
-      ? value
-      : value && typeof value === "object"
-        ? ((value as { id?: string; name?: string }).id ?? (value as { name?: string }).name)
-        : undefined;
-  const details = { property: property.id, allowed: property.options.map((candidate) => candidate.name) };
-  if (typeof wanted !== "string") {
-    throw badRequest(`Expected an option name or id of property '${property.name}'`, details);
-  }
-  const option = property.options.find((candidate) => candidate.id === wanted || candidate.name === wanted);
-  if (!option) throw badRequest(`'${wanted}' is not an option of property '${property.name}'`, details);
-  return option.id;
-}

@@ -4,26 +4,19 @@ import type { UserContext } from "../../../lib/context";
 import { cursorRefused } from "../../../lib/cursor";
 import { badRequest } from "../../../lib/errors";
 import type { Page, PageWindow } from "../../../lib/pagination";
-import type { FilterOperator, Row, RowFilter, RowSort } from "../../../schemas/databases";
+import type { Row, RowFilter, RowSort } from "../../../schemas/databases";
 import type { BlockRecord } from "../../blocks/record";
-import { isActive, visibleTo } from "../../blocks/visibility";
-import { IsoDateOrDateTime } from "../date-value";
-import { propertyPathSql } from "../property-path";
-import {
-  COMPUTED_PROPERTY_COLUMNS,
-  type DatabaseSchema,
-  isComputedType,
-  type PropertyDefinition,
-} from "../property-types";
-import { optionId, resolvePropertyKey } from "../row-values";
+import type { DatabaseSchema } from "../property-types";
 import { presentRow } from "../rows";
 import { loadDatabaseSchema } from "../schema-records";
+import { allOf, filterCondition, rowConditions } from "./filters";
+import { sortExpression } from "./sorts";
+import { drivingEntryValues, indexedValuesFor } from "./value-sources";
 import {
   decodeRowCursor,
   drivingEntries,
   drivingFilter,
   encodeRowCursor,
-  indexedValuesFor,
   indexServes,
   type KeyValue,
   keysFit,
@@ -35,225 +28,9 @@ import {
   walkOutputOrder,
 } from "./walk";
 
+export { canonicalFilters } from "./filters";
+export { canonicalSorts } from "./sorts";
 export type { RowFilter, RowSort };
-
-const OPERATORS_BY_TYPE: Record<string, readonly FilterOperator[]> = {
-  select: ["equals", "not_equals", "is_empty", "is_not_empty"],
-  status: ["equals", "not_equals", "is_empty", "is_not_empty"],
-  multi_select: ["contains", "not_contains", "is_empty", "is_not_empty"],
-  date: ["equals", "before", "after", "on_or_before", "on_or_after", "is_empty", "is_not_empty"],
-  created_time: ["equals", "before", "after", "on_or_before", "on_or_after"],
-  last_edited_time: ["equals", "before", "after", "on_or_before", "on_or_after"],
-  checkbox: ["equals"],
-  number: ["equals", "not_equals", "greater_than", "less_than", "is_empty", "is_not_empty"],
-  title: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
-  text: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
-  url: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
-  email: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
-  phone_number: ["equals", "not_equals", "contains", "not_contains", "is_empty", "is_not_empty"],
-  created_by: ["equals", "not_equals"],
-  last_edited_by: ["equals", "not_equals"],
-};
-
-/** The SQL value of a property on row `b`, in a form that compares and sorts naturally. */
-function valueExpression(property: PropertyDefinition): SQL {
-  if (isComputedType(property.type)) return sql.raw(`b.${COMPUTED_PROPERTY_COLUMNS[property.type]}`);
-  const path = propertyPathSql(property.id);
-  switch (property.type) {
-    case "select":
-    case "status":
-      // {id, name, color}, or a bare option name in older rows (a legacy option's id is its name).
-      return sql`(CASE json_type(b.properties, ${path}) WHEN 'object' THEN b.properties -> ${path} ->> '$.id' ELSE b.properties ->> ${path} END)`;
-    case "date":
-      // A date value is an ISO string or an object with `start`.
-      return sql`(CASE json_type(b.properties, ${path}) WHEN 'object' THEN b.properties -> ${path} ->> '$.start' ELSE b.properties ->> ${path} END)`;
-    default:
-      return sql`(b.properties ->> ${path})`;
-  }
-}
-
-/**
- * Where a filter reads a property's value: the row's JSON (`jsonValues`), or the row-value index
- * (`indexedValuesFor`, services/databases/row-index.ts), whose entries hold the same values.
- */
-export interface ValueSource {
-  /** The value compared, for a condition that `wrap` makes about one row. */
-  value(property: PropertyDefinition): SQL;
-  /** Makes a condition on `value(property)` a condition on the row `b`. */
-  wrap(property: PropertyDefinition, condition: SQL): SQL;
-  /** The row's multi-select holds the option (an exact id). */
-  multiContains(property: PropertyDefinition, optionId: string): SQL;
-  /** The row's multi-select holds no option. */
-  multiEmpty(property: PropertyDefinition): SQL;
-}
-
-/** The driving filter's own entry `m` (row-index.ts, drivingFilter): its value is at hand. */
-const drivingEntryValues: ValueSource = {
-  value: () => sql`m.match`,
-  wrap: (_property, condition) => condition,
-  multiContains: (_property, id) => sql`m.match = ${id}`,
-  multiEmpty: () => sql`m.match IS NULL`,
-};
-
-export const jsonValues: ValueSource = {
-  value: valueExpression,
-  wrap: (_property, condition) => condition,
-  // Options of an array only: a select's object or a text left by a retype holds none (as indexed).
-  multiContains: (property, id) => sql`(json_type(b.properties, ${propertyPathSql(property.id)}) = 'array'
-    AND EXISTS (SELECT 1 FROM json_each(b.properties, ${propertyPathSql(property.id)}) e
-        WHERE CASE e.type WHEN 'object' THEN e.value ->> '$.id' WHEN 'text' THEN e.value END = ${id}))`,
-  multiEmpty: (property) => sql`coalesce(json_array_length(b.properties, ${propertyPathSql(property.id)}), 0) = 0`,
-};
-
-function filterCondition(
-  schema: DatabaseSchema,
-  filter: RowFilter,
-  index: number,
-  location = "filters",
-  source: ValueSource = jsonValues,
-): SQL {
-  const property = resolvePropertyKey(schema, filter.property);
-  if (!property) {
-    throw badRequest("Filter names an unknown property", {
-      path: `${location}[${index}].property`,
-      property: filter.property,
-      allowed: schema.properties.map((p) => p.name),
-    });
-  }
-  const allowed = OPERATORS_BY_TYPE[property.type] ?? [];
-  if (!allowed.includes(filter.operator)) {
-    throw badRequest(`Operator '${filter.operator}' does not apply to ${property.type} properties`, {
-      path: `${location}[${index}].operator`,
-      allowed,
-    });
-  }
-  const from = isComputedType(property.type) ? jsonValues : source;
-  const value = from.value(property);
-  const about = (condition: SQL) => from.wrap(property, condition);
-  const needs = (check: (v: unknown) => boolean, expected: string) => {
-    if (!check(filter.value)) {
-      throw badRequest(`Filter value must be ${expected}`, {
-        path: `${location}[${index}].value`,
-        property: property.name,
-      });
-    }
-    return filter.value;
-  };
-  const isString = (v: unknown) => typeof v === "string";
-
-  if (filter.operator === "is_empty" || filter.operator === "is_not_empty") {
-    const empty =
-      property.type === "multi_select" ? from.multiEmpty(property) : about(sql`(${value} IS NULL OR ${value} = '')`);
-    return filter.operator === "is_empty" ? empty : sql`NOT ${empty}`;
-  }
-  switch (property.type) {
-    case "select":
-    case "status": {
-      const id = optionId(property, filter.value);
-      return about(filter.operator === "equals" ? sql`${value} = ${id}` : sql`${value} IS NOT ${id}`);
-    }
-    case "multi_select": {
-      // Exact canonical option ids only, never substrings; older rows may hold bare names (legacy option ids).
-      const contains = from.multiContains(property, optionId(property, filter.value));
-      return filter.operator === "contains" ? contains : sql`NOT ${contains}`;
-    }
-    case "checkbox": {
-      const wanted = needs((v) => typeof v === "boolean", "true or false");
-      return about(wanted ? sql`${value} = 1` : sql`coalesce(${value}, 0) = 0`);
-    }
-    case "number": {
-      const wanted = needs((v) => typeof v === "number" && Number.isFinite(v), "a number") as number;
-      // not_equals keeps rows without a value, as it does for every other type.
-      const op = { equals: "=", not_equals: "IS NOT", greater_than: ">", less_than: "<" }[
-        filter.operator as "equals" | "not_equals" | "greater_than" | "less_than"
-      ];
-      return about(sql`${value} ${sql.raw(op)} ${wanted}`);
-    }
-    case "date":
-    case "created_time":
-    case "last_edited_time": {
-      const wanted = needs((v) => IsoDateOrDateTime.safeParse(v).success, "an ISO date or date-time") as string;
-      // A date-only bound compares calendar days as written; a date-time bound compares
-      // instants (julianday normalises offsets, so +02:00 and Z values order correctly).
-      const day = wanted.slice(0, 10);
-      // Only text is a date: a number left in a date property by a retype matches no bound
-      // (julianday would read it as a Julian day number), in the JSON as in the index.
-      const text = sql`(CASE WHEN typeof(${value}) = 'text' THEN ${value} END)`;
-      const dayOf = sql`substr(${text}, 1, 10)`;
-      const instant = sql`julianday(${text})`;
-      const dateOnly = wanted.length === 10;
-      const compare = (op: string) =>
-        dateOnly ? sql`${dayOf} ${sql.raw(op)} ${day}` : sql`${instant} ${sql.raw(op)} julianday(${wanted})`;
-      switch (filter.operator) {
-        case "equals":
-          return about(sql`${dayOf} = ${day}`);
-        case "before":
-          return about(compare("<"));
-        case "after":
-          return about(compare(">"));
-        case "on_or_before":
-          return about(compare("<="));
-        default:
-          return about(compare(">="));
-      }
-    }
-    default: {
-      const wanted = needs(isString, "a string") as string;
-      switch (filter.operator) {
-        case "equals":
-          return about(sql`${value} = ${wanted}`);
-        case "not_equals":
-          return about(sql`${value} IS NOT ${wanted}`);
-        case "contains":
-          return about(sql`instr(lower(${value}), lower(${wanted})) > 0`);
-        default:
-          return about(sql`coalesce(instr(lower(${value}), lower(${wanted})), 0) = 0`);
-      }
-    }
-  }
-}
-
-/**
- * Checks filters against the schema exactly as a query would (property,
- * operator for its type, value, options) and returns them with canonical ids:
- * what a saved view stores.
- */
-export function canonicalFilters(schema: DatabaseSchema, filters: RowFilter[], path = "filters"): RowFilter[] {
-  return filters.map((filter, index) => {
-    filterCondition(schema, filter, index, path);
-    const property = resolvePropertyKey(schema, filter.property) as PropertyDefinition;
-    return { ...filter, property: property.id };
-  });
-}
-
-export function canonicalSorts(schema: DatabaseSchema, sorts: RowSort[], path = "sorts"): RowSort[] {
-  return sorts.map((sort, index) => {
-    sortExpression(schema, sort, index, path);
-    return { ...sort, property: (resolvePropertyKey(schema, sort.property) as PropertyDefinition).id };
-  });
-}
-
-function sortExpression(schema: DatabaseSchema, sort: RowSort, index: number, location = "sorts"): SQL {
-  const property = resolvePropertyKey(schema, sort.property);
-  if (!property) {
-    throw badRequest("Sort names an unknown property", {
-      path: `${location}[${index}].property`,
-      property: sort.property,
-      allowed: schema.properties.map((p) => p.name),
-    });
-  }
-  const path = propertyPathSql(property.id);
-  // Options sort by name, multi-select by its first option's name, dates as instants.
-  const key =
-    property.type === "select" || property.type === "status"
-      ? sql`(b.properties -> ${path} ->> '$.name')`
-      : property.type === "multi_select"
-        ? sql`(b.properties -> ${path} ->> '$[0].name')`
-        : property.type === "date"
-          ? sql`julianday(${valueExpression(property)})`
-          : valueExpression(property);
-  return sql`${key} ${sql.raw(sort.direction === "asc" ? "ASC" : "DESC")} NULLS LAST`;
-}
 
 export interface RowQuery extends PageWindow {
   filters: RowFilter[];
@@ -273,39 +50,6 @@ export interface RowPage extends Page<Row> {
  * Cursors walk the rest.
  */
 export const ROW_COUNT_CAP = 1_000;
-
-/** The WHERE clause of a row query: the database's active visible rows matching every filter (AND). */
-function rowConditions(
-  ctx: UserContext,
-  schema: DatabaseSchema,
-  filters: RowFilter[],
-  source: ValueSource = jsonValues,
-): SQL {
-  return allOf([
-    sql`b.database_id = ${schema.databaseId}`,
-    sql`b.type = 'database_row'`,
-    visibleTo(ctx.actor),
-    isActive(),
-    ...filters.map((filter, index) => filterCondition(schema, filter, index, "filters", source)),
-  ]);
-}
-
-/** Conditions per parenthesised group in `allOf`. */
-const GROUP = 8;
-
-/**
- * The conjunction of `conditions`, parenthesised in groups: SQLite parses a chain of ANDs as a
- * tree as deep as the chain, and D1 refuses expressions deeper than 100 ("Expression tree is too
- * large"), which 50 filters with a walk's own conditions reached.
- */
-function allOf(conditions: SQL[]): SQL {
-  if (conditions.length <= GROUP) return sql.join(conditions, sql` AND `);
-  const groups: SQL[] = [];
-  for (let i = 0; i < conditions.length; i += GROUP) {
-    groups.push(sql`(${sql.join(conditions.slice(i, i + GROUP), sql` AND `)})`);
-  }
-  return allOf(groups);
-}
 
 const cappedRowCount = (rows: SQL): SQL =>
   sql`SELECT count(*) AS total FROM (SELECT 1 FROM blocks b WHERE ${rows} LIMIT ${ROW_COUNT_CAP + 1})`;

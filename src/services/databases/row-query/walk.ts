@@ -16,7 +16,8 @@ import {
   type PropertyDefinition,
   type PropertyType,
 } from "../property-types";
-import { optionId, resolvePropertyKey } from "../row-values";
+import { resolvePropertyKey } from "../row-values";
+import { optionId } from "./filters";
 
 // The row-value index (`row_values`, migrations/0012_row_values.sql, kept by triggers): what a row
 // query reads instead of every row's JSON. A sorted query walks the sort property's entries in
@@ -42,26 +43,6 @@ export const INDEXED_TYPES: ReadonlySet<PropertyType> = new Set([
   "date",
   "multi_select",
 ]);
-
-/**
- * Filters read from the index: each condition probes one row's entry by its key, the row's seq
- * as `row` gives it. A walk passes the seq of the entry it walks (`s.row_seq`, `m.row_seq`), not
- * `b.seq`: SQLite then probes before it reads the row itself, and reads only the rows that match.
- */
-export function indexedValuesFor(row: SQL) {
-  /** The row's entry for `property` (ordinal 0), as filters read it: `f.match` holds the value. */
-  const entryOf = (property: PropertyDefinition, condition: SQL): SQL =>
-    sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = ${row} AND f.property_id = ${propertyIdSql(property.id)}
-      AND f.ordinal = 0 AND ${condition})`;
-  return {
-    value: (_property: PropertyDefinition): SQL => sql`f.match`,
-    wrap: entryOf,
-    multiContains: (property: PropertyDefinition, optionId: string): SQL =>
-      sql`EXISTS (SELECT 1 FROM row_values f WHERE f.row_seq = ${row} AND f.property_id = ${propertyIdSql(property.id)}
-        AND f.match = ${optionId})`,
-    multiEmpty: (property: PropertyDefinition): SQL => entryOf(property, sql`f.match IS NULL`),
-  };
-}
 
 /**
  * Whether a query can be answered from the index: a database with schema records (an older
