@@ -3,20 +3,18 @@ import { batchAll, parameterCount } from "../../../db/batch";
 import type { UserContext } from "../../../lib/context";
 import { cursorRefused } from "../../../lib/cursor";
 import { badRequest } from "../../../lib/errors";
-import type { Page, PageWindow } from "../../../lib/pagination";
-import type { Row, RowFilter, RowSort } from "../../../schemas/databases";
+import type { RowFilter } from "../../../schemas/databases";
 import type { BlockRecord } from "../../blocks/record";
 import type { DatabaseSchema } from "../property-types";
-import { presentRow } from "../rows";
 import { loadDatabaseSchema } from "../schema-records";
+import { openRowCursor } from "./cursors";
 import { allOf, filterCondition, rowConditions } from "./filters";
-import { sortExpression } from "./sorts";
+import { jsonPage } from "./json-scan";
+import { ROW_COUNT_CAP, type RowPage, type RowQuery, rowPage } from "./page";
 import { drivingEntryValues, indexedValuesFor } from "./value-sources";
 import {
-  decodeRowCursor,
   drivingEntries,
   drivingFilter,
-  encodeRowCursor,
   indexServes,
   type KeyValue,
   keysFit,
@@ -27,37 +25,6 @@ import {
   walkOrder,
   walkOutputOrder,
 } from "./walk";
-
-export { canonicalFilters } from "./filters";
-export { canonicalSorts } from "./sorts";
-export type { RowFilter, RowSort };
-
-export interface RowQuery extends PageWindow {
-  filters: RowFilter[];
-  sorts: RowSort[];
-  /** An `X-Next-Cursor` of the same query: the page after it (instead of `offset`). */
-  cursor?: string;
-}
-
-/** A page of rows, and the cursor of the page after it (null on the last page). */
-export interface RowPage extends Page<Row> {
-  nextCursor: string | null;
-}
-
-/**
- * Totals of a row query are counted up to this many (X-Total-Count is left out beyond): a count
- * reads every match it counts, so a bound keeps a query at 100,000 rows as cheap as at 1,000.
- * Cursors walk the rest.
- */
-export const ROW_COUNT_CAP = 1_000;
-
-const cappedRowCount = (rows: SQL): SQL =>
-  sql`SELECT count(*) AS total FROM (SELECT 1 FROM blocks b WHERE ${rows} LIMIT ${ROW_COUNT_CAP + 1})`;
-
-const totalOf = (counts: { total: number }[]): number | null => {
-  const total = counts[0]?.total ?? 0;
-  return total > ROW_COUNT_CAP ? null : total;
-};
 
 /**
  * One page of a database's active visible rows matching every filter (AND), sorted by `sorts`
@@ -70,7 +37,7 @@ export async function queryRows(ctx: UserContext, databaseId: string, query: Row
     throw badRequest("Give either cursor or offset, not both", { parameters: ["cursor", "offset"] });
   }
   const position = query.cursor
-    ? await decodeRowCursor(ctx, databaseId, query.filters, query.sorts, query.cursor)
+    ? await openRowCursor(ctx, databaseId, query.filters, query.sorts, query.cursor)
     : undefined;
   const schema = await loadDatabaseSchema(ctx, databaseId);
   if (indexServes(schema, query.filters, query.sorts)) {
@@ -243,91 +210,5 @@ async function indexedPage(
           ? ((await ctx.db.get<{ total: number }>(everyMatch as SQL))?.total ?? 0)
           : 0;
   }
-  const items = records.slice(0, query.limit);
-  const hasMore = records.length > query.limit;
-  const last = items.at(-1);
-  return {
-    items: items.map((record) => presentRow(schema, record)),
-    total: total > ROW_COUNT_CAP ? null : total,
-    hasMore,
-    nextCursor:
-      hasMore && last
-        ? await encodeRowCursor(ctx, schema.databaseId, query.filters, query.sorts, { keys: walk.valuesOf(last) })
-        : null,
-  };
-}
-
-/** A query the index cannot serve (an older inline schema, several sorts): the rows' JSON, by offset. */
-async function jsonPage(ctx: UserContext, schema: DatabaseSchema, query: RowQuery): Promise<RowPage> {
-  const order = sql.join(
-    [
-      ...query.sorts.map((sort, index) => sortExpression(schema, sort, index)),
-      sql`b.position ASC NULLS LAST`,
-      sql`b.seq`,
-    ],
-    sql`, `,
-  );
-  const rows = rowConditions(ctx, schema, query.filters);
-  const [records, counts] = await batchAll<[BlockRecord, { total: number }]>(ctx.db, [
-    sql`SELECT b.* FROM blocks b WHERE ${rows} ORDER BY ${order} LIMIT ${query.limit + 1} OFFSET ${query.offset}`,
-    cappedRowCount(rows),
-  ]);
-  const hasMore = records.length > query.limit;
-  return {
-    items: records.slice(0, query.limit).map((record) => presentRow(schema, record)),
-    total: totalOf(counts),
-    hasMore,
-    nextCursor: hasMore
-      ? await encodeRowCursor(ctx, schema.databaseId, query.filters, query.sorts, {
-          offset: query.offset + query.limit,
-        })
-      : null,
-  };
-}
-
-/** Rows one read of `allRows` fetches. */
-const ROWS_PER_READ = 2_000;
-
-/**
- * Every active visible row of a database in its default order (by position,
- * unpositioned rows last, then by creation), at most `max`, read a chunk at a
- * time by keyset (never by offset, so each read costs the same), for exports
- * that stream however many rows there are.
- */
-export async function* allRows(ctx: UserContext, schema: DatabaseSchema, max: number): AsyncGenerator<Row[]> {
-  const rows = rowConditions(ctx, schema, []);
-  let left = max;
-  // Positioned rows first, by (position, seq); the index on (database_id, position) serves it.
-  let after: { position: number; seq: number } | null = null;
-  while (left > 0) {
-    const records: BlockRecord[] = await ctx.db.all(sql`
-      SELECT b.* FROM blocks b WHERE ${rows} AND b.position IS NOT NULL
-        ${after ? sql`AND (b.position > ${after.position} OR (b.position = ${after.position} AND b.seq > ${after.seq}))` : sql``}
-      ORDER BY b.position, b.seq LIMIT ${Math.min(ROWS_PER_READ, left)}`);
-    if (records.length > 0) yield records.map((record) => presentRow(schema, record));
-    left -= records.length;
-    const last = records.at(-1);
-    if (records.length < ROWS_PER_READ || !last || last.position === null) break;
-    after = { position: last.position, seq: last.seq };
-  }
-  // Then unpositioned rows, by seq.
-  let afterSeq = 0;
-  while (left > 0) {
-    const records: BlockRecord[] = await ctx.db.all(sql`
-      SELECT b.* FROM blocks b WHERE ${rows} AND b.position IS NULL AND b.seq > ${afterSeq}
-      ORDER BY b.seq LIMIT ${Math.min(ROWS_PER_READ, left)}`);
-    if (records.length > 0) yield records.map((record) => presentRow(schema, record));
-    left -= records.length;
-    const last = records.at(-1);
-    if (records.length < ROWS_PER_READ || !last) return;
-    afterSeq = last.seq;
-  }
-}
-
-/** How many active visible rows the database has, counting no further than `cap`. */
-export async function countRows(ctx: UserContext, schema: DatabaseSchema, cap: number): Promise<number> {
-  const row = await ctx.db.get<{ total: number }>(
-    sql`SELECT count(*) AS total FROM (SELECT 1 FROM blocks b WHERE ${rowConditions(ctx, schema, [])} LIMIT ${cap})`,
-  );
-  return row?.total ?? 0;
+  return rowPage(ctx, schema, query, records, total, (last) => ({ keys: walk.valuesOf(last) }));
 }
