@@ -1,6 +1,5 @@
-// Row queries' cursors: the one codec (lib/cursor.ts), bound to the database, filters and sorts as
-// sent. A cursor holds the walk's keys for the index plan, or an offset for the JSON scan; a sort
-// value too long to carry makes it name the row, whose keys the index plan reads back.
+// Row cursors are the one codec (lib/cursor.ts) bound to the query as sent: walk keys for the index
+// plan, an offset for the JSON scan, or the row's seq when its sort value is too long to carry.
 import {
   type CursorContext,
   type CursorPosition,

@@ -1,6 +1,5 @@
-// The export stream: every row of a database in its default order, read a chunk at a time by
-// keyset, for exports (CSV, JSON) that stream however many rows there are. No filters, no plan:
-// the order index serves it directly, and each read costs the same however far the stream is.
+// Exports stream every row in default order by keyset, apart from the query plans: no filters to
+// plan for, and each chunk costs the same however far the stream has gone.
 import { sql } from "drizzle-orm";
 import type { UserContext } from "../../../lib/context";
 import type { Row } from "../../../schemas/databases";

@@ -1,6 +1,5 @@
-// The filter language of row queries: which operators apply to each property type, what value each
-// takes, and the condition a filter makes on a row. Every plan (index walk, sorted matches, JSON
-// scan) builds its WHERE clause here, through a ValueSource, so each keeps the same rows.
+// The filter language (operators per type, the value each takes, the condition it makes) in one
+// place, read through a ValueSource, so every plan keeps exactly the same rows.
 import { type SQL, sql } from "drizzle-orm";
 import type { UserContext } from "../../../lib/context";
 import { badRequest } from "../../../lib/errors";

@@ -1,6 +1,5 @@
-// The row query: one page of a database's rows by filters and sorts (served by the row-value index
-// when it can be, else by the rows' JSON), the filters and sorts a saved view stores, and the row
-// walk of exports. What the rest of the code uses of it is exported here.
+// The row query's entry: what the rest of the code uses (queries, the filters and sorts saved views
+// store, the export stream); the plans behind it stay inside this folder.
 export type { RowFilter, RowSort } from "../../../schemas/databases";
 export { allRows, countRows } from "./export-stream";
 export { canonicalFilters } from "./filters";

@@ -1,5 +1,5 @@
-// The JSON scan: queries the row-value index cannot serve (a database with an older inline schema,
-// several sorts, a sort on a computed property) read every matching row's JSON and page by offset.
+// The JSON scan serves what the index cannot (an older inline schema, several sorts, a sort on a
+// computed property): every matching row's JSON, paged by offset.
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../../db/batch";
 import type { UserContext } from "../../../lib/context";

@@ -1,6 +1,5 @@
-// What a row query asks and what it answers, whichever plan serves it (the index plan in
-// indexed-page.ts, the JSON scan in json-scan.ts): one window, one page shape, one cap on totals.
-
+// What a query asks and answers, shared by both plans (index plan, JSON scan) so that they page,
+// cap totals and give cursors alike.
 import type { UserContext } from "../../../lib/context";
 import type { CursorPosition } from "../../../lib/cursor";
 import type { Page, PageWindow } from "../../../lib/pagination";

@@ -1,5 +1,5 @@
-// Sorts of row queries, as the JSON scan orders rows by them (the index plan walks the sort
-// property's entries instead, walk.ts), and as a saved view stores them.
+// Sorts as the JSON scan orders by them and as saved views store them; the index plan walks the
+// sort property's entries instead (walk.ts).
 import { type SQL, sql } from "drizzle-orm";
 import type { RowSort } from "../../../schemas/databases";
 import { propertyPathSql } from "../property-path";

@@ -1,6 +1,5 @@
-// Where a filter reads a property's value: the row's JSON, the row-value index's entries probed by
-// the row's key, or the driving filter's own entry. The index holds the very expressions the JSON
-// computes (migrations/0012), so a filter keeps the same rows whichever source a plan gives it.
+// Where a filter reads values (row JSON, index entries probed by key, the driving entry): the index
+// holds the very expressions the JSON computes, so the source never changes which rows match.
 import { type SQL, sql } from "drizzle-orm";
 import { propertyIdSql, propertyPathSql } from "../property-path";
 import { COMPUTED_PROPERTY_COLUMNS, isComputedType, type PropertyDefinition } from "../property-types";
