@@ -29,6 +29,24 @@ export const COMPUTED_PROPERTY_TYPES: ReadonlySet<PropertyType> = new Set(
 
 export const isComputedType = (type: PropertyType): type is ComputedPropertyType => COMPUTED_PROPERTY_TYPES.has(type);
 
+/**
+ * Property types with index entries: every stored type, as migrations/0012 lists them. Computed
+ * types (COMPUTED_PROPERTY_TYPES: timestamps, users) read the row's columns.
+ */
+export const INDEXED_TYPES: ReadonlySet<PropertyType> = new Set([
+  "title",
+  "text",
+  "url",
+  "email",
+  "phone_number",
+  "number",
+  "checkbox",
+  "select",
+  "status",
+  "date",
+  "multi_select",
+]);
+
 /** Types a calendar or timeline can be laid out by. */
 export const DATE_LIKE_TYPES: ReadonlySet<PropertyType> = new Set(["date", "created_time", "last_edited_time"]);
 

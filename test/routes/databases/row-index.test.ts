@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ROW_CURSOR_INLINE_MAX, sealRowCursor } from "../../../src/services/databases/row-query/cursors";
-import { DRIVEN_MATCHES_MAX } from "../../../src/services/databases/row-query/query-rows";
+import { DRIVEN_MATCHES_MAX } from "../../../src/services/databases/row-query/driving-filter";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
 import { assembleCursor, contextOf, cursorParts } from "../../helpers/cursor-matrix";

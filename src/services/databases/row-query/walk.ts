@@ -1,56 +1,11 @@
+// The walk is the order the index plan reads in (sort entries, or rows' default order), probing
+// filters by key; keyset cursors resume it, so page 2,000 costs what page 1 does.
 import { type SQL, sql } from "drizzle-orm";
-import type { CursorPosition, KeyValue } from "../../../lib/cursor";
+import type { KeyValue } from "../../../lib/cursor";
 import type { RowFilter, RowSort } from "../../../schemas/databases";
 import { propertyIdSql } from "../property-path";
-import {
-  COMPUTED_PROPERTY_TYPES,
-  type DatabaseSchema,
-  type PropertyDefinition,
-  type PropertyType,
-} from "../property-types";
+import type { DatabaseSchema, PropertyDefinition, PropertyType } from "../property-types";
 import { resolvePropertyKey } from "../row-values";
-import { optionId } from "./filters";
-
-// The row-value index (`row_values`, migrations/0012_row_values.sql, kept by triggers): what a row
-// query reads instead of every row's JSON. A sorted query walks the sort property's entries in
-// index order and probes each row's filter entries by key; an unsorted one walks the rows in
-// their default order (blocks_database_order_idx) with the same probes. Either way a page reads
-// about `limit / selectivity` entries, whatever the database's size. Keyset cursors continue a
-// walk from where the last page stopped, so page 2,000 costs what page 1 costs.
-
-/**
- * Property types with index entries: every stored type, as migrations/0012 lists them. Computed
- * types (COMPUTED_PROPERTY_TYPES: timestamps, users) read the row's columns.
- */
-export const INDEXED_TYPES: ReadonlySet<PropertyType> = new Set([
-  "title",
-  "text",
-  "url",
-  "email",
-  "phone_number",
-  "number",
-  "checkbox",
-  "select",
-  "status",
-  "date",
-  "multi_select",
-]);
-
-/**
- * Whether a query can be answered from the index: a database with schema records (an older
- * inline schema has no entries), filters on indexed or computed properties, and at most one sort,
- * on an indexed property. Unknown properties answer false: the JSON path reports them (400).
- */
-export function indexServes(schema: DatabaseSchema, filters: RowFilter[], sorts: RowSort[]): boolean {
-  if (schema.legacy || sorts.length > 1) return false;
-  const typeOf = (key: string) => resolvePropertyKey(schema, key)?.type;
-  const filtersServed = filters.every((filter) => {
-    const type = typeOf(filter.property);
-    return type !== undefined && (INDEXED_TYPES.has(type) || COMPUTED_PROPERTY_TYPES.has(type));
-  });
-  const sortType = sorts[0] ? typeOf(sorts[0].property) : undefined;
-  return filtersServed && (sorts.length === 0 || (sortType !== undefined && INDEXED_TYPES.has(sortType)));
-}
 
 /** One column of a walk's order. */
 export interface KeyColumn {
@@ -83,12 +38,10 @@ export interface Walk {
   valuesOf(record: Record<string, unknown>): KeyValue[];
 }
 
-export type { CursorPosition, KeyValue };
-
-/** The largest float: where unpositioned rows sort (blocks.position_key, row_values.position_key). */
-export const UNPOSITIONED = Number.MAX_VALUE;
-
-/** The walk of a query: by the sort property's entries, or by the rows' default order. */
+/**
+ * The walk of a query: by the sort property's entries, or by the rows' default order. Either way a
+ * page reads about `limit / selectivity` entries, whatever the database's size.
+ */
 export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk {
   if (!sort) {
     return {
@@ -122,106 +75,6 @@ export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk
     keyColumns: sql`s.sort AS key_sort, s.sort_asc AS key_sort_asc, s.position_key AS key_position, s.row_seq AS key_seq`,
     valuesOf: (record) => [record.key_sort as KeyValue, record.key_position as number, record.key_seq as number],
   };
-}
-
-/**
- * A filter whose matches the match index lists directly (row_values_match_idx: database,
- * property, match): `condition` on the entries `m` is sargable and holds for every row the
- * filter keeps (the filter itself is still applied). A query with one reads its matches from
- * there when they are few, and counts from there: see `queryRows`.
- */
-export interface DrivingFilter {
-  property: PropertyDefinition;
-  condition: SQL;
-  /** A multi-select's option: a row may have entries at several ordinals. */
-  anyOrdinal: boolean;
-  /** The filter's index in the query's filters. */
-  filterIndex: number;
-}
-
-/** Filters likelier to match few rows rank lower: exact values, then options, then ranges, then a checkbox. */
-const EXACT = 0;
-const OPTION = 1;
-const RANGE = 2;
-const FLAG = 3;
-
-/**
- * The first string after every string that starts with `day` ("2026-10-01" -> "2026-10-02",
- * "2026-10-09" -> "2026-10-0:"): text written on that day lies in [day, afterDay(day)).
- * Numbers sort before all text and match no date filter (row-query.ts).
- */
-const afterDay = (day: string) => day.slice(0, -1) + String.fromCharCode(day.charCodeAt(day.length - 1) + 1);
-
-function drivingCandidate(
-  schema: DatabaseSchema,
-  filter: RowFilter,
-  filterIndex: number,
-): { rank: number; driver: DrivingFilter } | null {
-  const property = resolvePropertyKey(schema, filter.property);
-  if (!property || !INDEXED_TYPES.has(property.type)) return null;
-  const at = (rank: number, condition: SQL, anyOrdinal = false) => ({
-    rank,
-    driver: {
-      property,
-      condition: anyOrdinal ? condition : sql`m.ordinal = 0 AND ${condition}`,
-      anyOrdinal,
-      filterIndex,
-    },
-  });
-  const { operator, value } = filter;
-  switch (property.type) {
-    case "select":
-    case "status":
-      return operator === "equals" ? at(OPTION, sql`m.match = ${optionId(property, value)}`) : null;
-    case "multi_select":
-      return operator === "contains" ? at(OPTION, sql`m.match = ${optionId(property, value)}`, true) : null;
-    case "checkbox":
-      return value === true ? at(FLAG, sql`m.match = 1`) : null;
-    case "number": {
-      if (typeof value !== "number") return null;
-      if (operator === "equals") return at(EXACT, sql`m.match = ${value}`);
-      if (operator === "greater_than") return at(RANGE, sql`m.match > ${value}`);
-      return operator === "less_than" ? at(RANGE, sql`m.match < ${value}`) : null;
-    }
-    case "date": {
-      // Day bounds compare the written day, a prefix of the value: bounds on the whole string.
-      if (typeof value !== "string" || value.length !== 10) return null;
-      switch (operator) {
-        case "equals":
-          return at(EXACT, sql`m.match >= ${value} AND m.match < ${afterDay(value)}`);
-        case "on_or_after":
-          return at(RANGE, sql`m.match >= ${value}`);
-        case "after":
-          return at(RANGE, sql`m.match >= ${afterDay(value)}`);
-        case "before":
-          return at(RANGE, sql`m.match < ${value}`);
-        case "on_or_before":
-          return at(RANGE, sql`m.match < ${afterDay(value)}`);
-        default:
-          return null;
-      }
-    }
-    default:
-      return operator === "equals" && typeof value === "string" ? at(EXACT, sql`m.match = ${value}`) : null;
-  }
-}
-
-/** The filter to read matches from: the likeliest to match fewest rows (the first of equals). */
-export function drivingFilter(schema: DatabaseSchema, filters: RowFilter[]): DrivingFilter | null {
-  let best: { rank: number; driver: DrivingFilter } | null = null;
-  for (const [index, filter] of filters.entries()) {
-    const candidate = drivingCandidate(schema, filter, index);
-    if (candidate && (!best || candidate.rank < best.rank)) best = candidate;
-  }
-  return best?.driver ?? null;
-}
-
-/**
- * The driving filter's entries: one per row (a multi-select has one entry per option it holds,
- * even when its value names an option twice: migrations/0013).
- */
-export function drivingEntries(databaseId: string, driver: DrivingFilter): SQL {
-  return sql`m.database_id = ${databaseId} AND m.property_id = ${propertyIdSql(driver.property.id)} AND ${driver.condition}`;
 }
 
 /**
