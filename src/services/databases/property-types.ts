@@ -22,7 +22,7 @@ export const COMPUTED_PROPERTY_COLUMNS = {
 
 export type ComputedPropertyType = keyof typeof COMPUTED_PROPERTY_COLUMNS;
 
-/** Types whose values come from the row itself (timestamps, users): never written by clients. */
+/** The computed types (COMPUTED_PROPERTY_COLUMNS) as a set. */
 export const COMPUTED_PROPERTY_TYPES: ReadonlySet<PropertyType> = new Set(
   Object.keys(COMPUTED_PROPERTY_COLUMNS) as ComputedPropertyType[],
 );
@@ -30,8 +30,8 @@ export const COMPUTED_PROPERTY_TYPES: ReadonlySet<PropertyType> = new Set(
 export const isComputedType = (type: PropertyType): type is ComputedPropertyType => COMPUTED_PROPERTY_TYPES.has(type);
 
 /**
- * Property types with index entries: every stored type, as migrations/0012 lists them. Computed
- * types (COMPUTED_PROPERTY_TYPES: timestamps, users) read the row's columns.
+ * Property types with row-value index entries: every stored (not computed) type, written out as
+ * migrations/0012 lists them, since a type added later has no entries until a migration adds them.
  */
 export const INDEXED_TYPES: ReadonlySet<PropertyType> = new Set([
   "title",
