@@ -226,10 +226,10 @@ export const blocks = sqliteTable(
     index("blocks_database_idx").on(table.databaseId),
     // A database's rows in their default order (the rowid, seq, breaks ties): exports read it by keyset.
     index("blocks_database_position_idx").on(table.databaseId, table.position),
-    // The same order with unpositioned rows last: an unsorted row query walks it (services/databases/row-index.ts).
+    // The same order with unpositioned rows last: an unsorted row query walks it (services/databases/row-query/walk.ts).
     index("blocks_database_order_idx").on(table.databaseId, table.positionKey),
     // What a row query checks of each row it counts or sorts, keyed by seq: read instead of the wide row
-    // (INDEXED BY, services/databases/row-query.ts).
+    // (INDEXED BY, services/databases/row-query/indexed-page.ts).
     index("blocks_row_state_idx").on(
       table.seq,
       table.databaseId,

@@ -5,7 +5,7 @@ import type { UserContext } from "./context";
 import { badRequest } from "./errors";
 
 // The one cursor codec, for every listing (lib/pagination.ts) and for row queries
-// (services/databases/row-index.ts). A cursor says where a walk continues: after some order-key
+// (services/databases/row-query/cursors.ts). A cursor says where a walk continues: after some order-key
 // values, after a row named by its seq, or at an offset. It is signed with a key of the server's
 // (HMAC-SHA256) over the caller's user id, the listing's name, its filters and the position, so
 // a client can read a cursor but not make or alter one, and a cursor continues only the walk of

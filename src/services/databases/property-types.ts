@@ -8,12 +8,43 @@ export {
   type SelectOption,
 } from "../../schemas/databases";
 
-/** Types whose values come from the row itself (timestamps, users): never written by clients. */
-export const COMPUTED_PROPERTY_TYPES: ReadonlySet<PropertyType> = new Set([
-  "created_time",
-  "created_by",
-  "last_edited_time",
-  "last_edited_by",
+/**
+ * The one list of computed types: their values come from the row's own columns (timestamps,
+ * users), never from its stored properties, so clients never write them, the row-value index
+ * holds no entries for them, and queries, presenters and exports read the column named here.
+ */
+export const COMPUTED_PROPERTY_COLUMNS = {
+  created_time: "created_at",
+  created_by: "created_by",
+  last_edited_time: "updated_at",
+  last_edited_by: "last_edited_by",
+} as const satisfies Partial<Record<PropertyType, string>>;
+
+export type ComputedPropertyType = keyof typeof COMPUTED_PROPERTY_COLUMNS;
+
+/** The computed types (COMPUTED_PROPERTY_COLUMNS) as a set. */
+export const COMPUTED_PROPERTY_TYPES: ReadonlySet<PropertyType> = new Set(
+  Object.keys(COMPUTED_PROPERTY_COLUMNS) as ComputedPropertyType[],
+);
+
+export const isComputedType = (type: PropertyType): type is ComputedPropertyType => COMPUTED_PROPERTY_TYPES.has(type);
+
+/**
+ * Property types with row-value index entries: every stored (not computed) type, written out as
+ * migrations/0012 lists them, since a type added later has no entries until a migration adds them.
+ */
+export const INDEXED_TYPES: ReadonlySet<PropertyType> = new Set([
+  "title",
+  "text",
+  "url",
+  "email",
+  "phone_number",
+  "number",
+  "checkbox",
+  "select",
+  "status",
+  "date",
+  "multi_select",
 ]);
 
 /** Types a calendar or timeline can be laid out by. */
@@ -43,13 +74,10 @@ export const MAX_PROPERTIES = 500;
 /** Options one select-like property may have. */
 export const MAX_OPTIONS = 500;
 
-/** The columns every new database starts with (contract, Block rule 8). */
+/** The columns every new database starts with (contract, Block rule 8): the title, then each computed type, named as its type. */
 export const DEFAULT_PROPERTIES: { name: string; type: PropertyType }[] = [
   { name: "title", type: "title" },
-  { name: "created_time", type: "created_time" },
-  { name: "created_by", type: "created_by" },
-  { name: "last_edited_time", type: "last_edited_time" },
-  { name: "last_edited_by", type: "last_edited_by" },
+  ...[...COMPUTED_PROPERTY_TYPES].map((type) => ({ name: type, type })),
 ];
 
 const shortRandom = () => crypto.randomUUID().replaceAll("-", "").slice(0, 16);

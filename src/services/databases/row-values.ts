@@ -2,8 +2,10 @@ import { badRequest } from "../../lib/errors";
 import { LINK_SCHEMES, safeUrl } from "../content/links";
 import { DateValue, DateValueObject } from "./date-value";
 import {
+  COMPUTED_PROPERTY_COLUMNS,
   COMPUTED_PROPERTY_TYPES,
   type DatabaseSchema,
+  isComputedType,
   type PropertyDefinition,
   type SelectOption,
 } from "./property-types";
@@ -165,6 +167,7 @@ export function normalizeRowProperties(
   return canonical;
 }
 
+/** The row's own columns that computed properties show (COMPUTED_PROPERTY_COLUMNS). */
 export interface RowFacts {
   created_at: string;
   updated_at: string;
@@ -183,22 +186,9 @@ export function propertiesByName(
 ): Record<string, unknown> {
   const named = emptyRecord();
   for (const property of schema.properties) {
-    switch (property.type) {
-      case "created_time":
-        named[property.name] = row.created_at;
-        break;
-      case "last_edited_time":
-        named[property.name] = row.updated_at;
-        break;
-      case "created_by":
-        named[property.name] = row.created_by;
-        break;
-      case "last_edited_by":
-        named[property.name] = row.last_edited_by;
-        break;
-      default:
-        named[property.name] = stored[property.id] ?? null;
-    }
+    named[property.name] = isComputedType(property.type)
+      ? row[COMPUTED_PROPERTY_COLUMNS[property.type]]
+      : (stored[property.id] ?? null);
   }
   return named;
 }
@@ -222,21 +212,4 @@ export function carriedValues(
     if (result.ok && result.value !== null) carried[property.id] = result.value;
   }
   return carried;
-}
-
-/** The id of the option a filter names (by id or name), or a 400 listing the options. */
-export function optionId(property: PropertyDefinition, value: unknown): string {
-  const wanted =
-    typeof value === "string"
-      ? value
-      : value && typeof value === "object"
-        ? ((value as { id?: string; name?: string }).id ?? (value as { name?: string }).name)
-        : undefined;
-  const details = { property: property.id, allowed: property.options.map((candidate) => candidate.name) };
-  if (typeof wanted !== "string") {
-    throw badRequest(`Expected an option name or id of property '${property.name}'`, details);
-  }
-  const option = property.options.find((candidate) => candidate.id === wanted || candidate.name === wanted);
-  if (!option) throw badRequest(`'${wanted}' is not an option of property '${property.name}'`, details);
-  return option.id;
 }

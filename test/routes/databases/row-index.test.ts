@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { encodeRowCursor, ROW_CURSOR_INLINE_MAX } from "../../../src/services/databases/row-index";
-import { DRIVEN_MATCHES_MAX } from "../../../src/services/databases/row-query";
+import { ROW_CURSOR_INLINE_MAX, sealRowCursor } from "../../../src/services/databases/row-query/cursors";
+import { DRIVEN_MATCHES_MAX } from "../../../src/services/databases/row-query/driving-filter";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
 import { assembleCursor, contextOf, cursorParts } from "../../helpers/cursor-matrix";
@@ -689,7 +689,7 @@ describe("cursors of row queries", () => {
     const sorts = [{ property: "title", direction: "asc" }] as const;
     // Cursors the server itself signed for the reader, naming each row: only the one the query returns continues.
     const naming = async (id: string) =>
-      encodeRowCursor(contextOf(reader.id), database.id, [...filters], [...sorts], { row: await seqOf(id) });
+      sealRowCursor(contextOf(reader.id), database.id, [...filters], [...sorts], { row: await seqOf(id) });
     const next = await queryRows(reader, database.id, { filters, sorts, cursor: await naming(matching.id) });
     expect(next.status, JSON.stringify(next.body)).toBe(200);
     expect(next.body.map((row) => row.properties_by_name?.title)).toEqual(["d"]);
