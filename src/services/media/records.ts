@@ -8,8 +8,8 @@ import {
   type Listing,
   listingQueries,
   type OrderKey,
-  type Page,
   type PageWindow,
+  type ResultPage,
   readPage,
 } from "../../lib/pagination";
 import type { MediaFile } from "../../schemas/media";
@@ -67,7 +67,7 @@ async function listWhere(
   listing: Omit<Listing, "keys">,
   where: SQL,
   window: PageWindow,
-): Promise<Page<MediaFile>> {
+): Promise<ResultPage<MediaFile>> {
   const list: Listing = { ...listing, keys: NEWEST_FIRST };
   const [records, counts] = await batchAll<[MediaRecord, { total: number }]>(
     ctx.db,
@@ -77,7 +77,7 @@ async function listWhere(
 }
 
 /** One page of the caller's media, newest first: one round trip. */
-export const listMedia = (ctx: UserContext, window: PageWindow): Promise<Page<MediaFile>> =>
+export const listMedia = (ctx: UserContext, window: PageWindow): Promise<ResultPage<MediaFile>> =>
   listWhere(ctx, { name: "media", filters: {} }, ownReady(ctx), window);
 
 export interface MediaSearch {
@@ -128,7 +128,7 @@ function storedInstant(text: string, field: string): string {
  * Words match as substrings, ignoring the case of ASCII letters. Reads the caller's records by
  * the owner index; the cost grows with the number of the caller's files, not everyone's.
  */
-export function searchMedia(ctx: UserContext, search: MediaSearch, window: PageWindow): Promise<Page<MediaFile>> {
+export function searchMedia(ctx: UserContext, search: MediaSearch, window: PageWindow): Promise<ResultPage<MediaFile>> {
   const conditions = [ownReady(ctx), ...searchWords(search.q).map(mentions)];
   if (search.content_type) {
     const prefix = search.content_type.toLowerCase();

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
-import type { Page as Listing, PageWindow } from "../../lib/pagination";
+import type { PageWindow, ResultPage } from "../../lib/pagination";
 import type { Block } from "../../schemas/blocks";
 import { PAGE_TYPES, type Page, type PageSummary, type PageType } from "../../schemas/pages";
 import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
@@ -81,7 +81,7 @@ export interface PageListQuery extends PageWindow {
 }
 
 /** The lightweight page listing: page-like blocks with their titles (rows' from their title property). */
-export async function listPages(ctx: UserContext, query: PageListQuery): Promise<Listing<PageSummary>> {
+export async function listPages(ctx: UserContext, query: PageListQuery): Promise<ResultPage<PageSummary>> {
   const page = await listBlocks(ctx, {
     ...query,
     listing: "pages",

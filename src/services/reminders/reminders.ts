@@ -7,8 +7,8 @@ import {
   type Listing,
   listingQueries,
   type OrderKey,
-  type Page,
   type PageWindow,
+  type ResultPage,
   readPage,
 } from "../../lib/pagination";
 import { retryWhileStale, StaleWrite } from "../../lib/stale";
@@ -204,7 +204,7 @@ export async function listReminders(
   ctx: UserContext,
   filters: ReminderFilters,
   window: PageWindow,
-): Promise<Page<Reminder>> {
+): Promise<ResultPage<Reminder>> {
   const conditions: SQL[] = [sql`r.user_id = ${ctx.actor.userId}`];
   if (filters.status) conditions.push(sql`r.status = ${filters.status}`);
   if (filters.target_block_id) conditions.push(sql`r.target_block_id = ${filters.target_block_id}`);
@@ -232,7 +232,7 @@ export async function listDueReminders(
   ctx: UserContext,
   before: string | undefined,
   window: PageWindow,
-): Promise<Page<Reminder>> {
+): Promise<ResultPage<Reminder>> {
   const at = (before === undefined ? ctx.now() : new Date(before)).toISOString();
   const listing: Listing = {
     name: "reminders.due",
@@ -248,7 +248,12 @@ export async function listDueReminders(
   );
 }
 
-async function listWhere(ctx: UserContext, listing: Listing, where: SQL, window: PageWindow): Promise<Page<Reminder>> {
+async function listWhere(
+  ctx: UserContext,
+  listing: Listing,
+  where: SQL,
+  window: PageWindow,
+): Promise<ResultPage<Reminder>> {
   const [page, count] = await listingQueries(
     ctx,
     listing,

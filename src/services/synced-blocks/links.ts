@@ -3,7 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
 import { retryWhileStale, StaleWrite } from "../../lib/stale";
 import type { SyncedBlock, SyncedBlockStatus } from "../../schemas/synced-blocks";
 import { blockNotFound } from "../blocks/queries";
@@ -199,7 +199,7 @@ export async function listInstances(
   sourceBlockId: string,
   window: PageWindow,
   status?: SyncedBlockStatus,
-): Promise<Page<SyncedBlock>> {
+): Promise<ResultPage<SyncedBlock>> {
   const listing: Listing = {
     name: "synced-blocks.instances",
     filters: { sourceBlockId, status: status ?? null },
