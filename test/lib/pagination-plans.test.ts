@@ -6,7 +6,7 @@ import { listApiKeys } from "../../src/services/api-keys/api-keys";
 import { listBlocks } from "../../src/services/blocks/queries";
 import { listBlockComments, listPageComments } from "../../src/services/comments/comments";
 import { listViews } from "../../src/services/database-views/views";
-import { listMedia, searchMedia } from "../../src/services/media/records";
+import { listMedia, searchMedia } from "../../src/services/media/queries";
 import { listBacklinks } from "../../src/services/mentions/backlinks";
 import { listBlockMentions, listPageMentions } from "../../src/services/mentions/mentions";
 import { listPages } from "../../src/services/pages/pages";

@@ -15,7 +15,7 @@ import {
   readPage,
   selectKeys,
 } from "../../lib/pagination";
-import { type Block, type BlockRecord, type BlockTree, presentBlock } from "./record";
+import { type Block, type BlockRecord, type BlockTree, presentBlock } from "./presenter";
 import { isActive, ownedBy, sharedOnly, visibleTo } from "./visibility";
 
 export const blockNotFound = (id: string) => notFound("Block not found", { id });

@@ -6,7 +6,7 @@ import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
-import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import type { DatabaseView, TimelineScale, ViewType } from "../../schemas/views";
 import { visibleTo } from "../blocks/visibility";
 import { DATE_LIKE_TYPES, type DatabaseSchema, type PropertyDefinition } from "../databases/property-types";

@@ -8,8 +8,8 @@ import { PAGE_TYPES, type Page, type PageSummary, type PageType } from "../../sc
 import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
 import { createTypedBlock, findVisibleBlockWithSchema, updateTypedBlock } from "../block-writes/writes";
 import { deleteBlock, updateBlock } from "../blocks/commands";
+import { parseProperties } from "../blocks/presenter";
 import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
-import { parseProperties } from "../blocks/record";
 import { visibleTo } from "../blocks/visibility";
 import { refuseUnsafeLinks } from "../content/editor-content";
 import { markdownToContent } from "../content/markdown";

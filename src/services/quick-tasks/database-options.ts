@@ -3,7 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
 import type { DatabaseOption } from "../../schemas/quick-tasks";
-import { parseProperties } from "../blocks/record";
+import { parseProperties } from "../blocks/presenter";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { titleText } from "../pages/pages";
 import type { SettingsRecord } from "../settings/settings";

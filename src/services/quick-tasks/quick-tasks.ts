@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { UserContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
-import { retryWhileStale } from "../../lib/stale";
+import { retryWhileStale } from "../../lib/stale-write-retry";
 import type { QuickTaskCreated, QuickTaskPreview, QuickTaskTargetDatabase } from "../../schemas/quick-tasks";
 import { StructuredOutputError } from "../ai/structured-output";
 import { createTypedBlock } from "../block-writes/writes";

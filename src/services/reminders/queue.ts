@@ -1,6 +1,6 @@
 import type { QueuedFiring } from "../../durable-objects/reminder-queue";
 import type { RequestContext } from "../../lib/context";
-import { firingKey } from "./records";
+import { firingKey } from "./presenter";
 
 /** The user's ReminderQueue (one Durable Object per user). */
 export const reminderQueueOf = (env: Env, userId: string) =>

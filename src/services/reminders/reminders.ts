@@ -11,10 +11,9 @@ import {
   type ResultPage,
   readPage,
 } from "../../lib/pagination";
-import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import type { CreateReminderInput, Reminder, ReminderStatus, UpdateReminderInput } from "../../schemas/reminders";
 import { isActive, visibleTo } from "../blocks/visibility";
-import { queuedFiring, tellQueue } from "./queue";
 import {
   isoOrNull,
   localDistanceMs,
@@ -23,7 +22,8 @@ import {
   type ReminderRecord,
   seriesOf,
   timingOf,
-} from "./records";
+} from "./presenter";
+import { queuedFiring, tellQueue } from "./queue";
 import { isRecurring, type RecurrenceRule } from "./recurrence";
 import { afterDismissOccurrence, initialTiming, isLive, LIVE_STATUS_LIST, type Series, type Timing } from "./states";
 

@@ -4,7 +4,7 @@ import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
-import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import type { SyncedBlock, SyncedBlockStatus } from "../../schemas/synced-blocks";
 import { blockNotFound } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";

@@ -1,7 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
-import type { RawRow } from "../../db/rows";
-import type { media } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import {
@@ -13,26 +11,10 @@ import {
   readPage,
 } from "../../lib/pagination";
 import type { MediaFile } from "../../schemas/media";
+import { type MediaRecord, presentMedia } from "./presenter";
 
 // Media records as the API sees them: a caller's own records that are `ready` (an upload whose
 // object is written, not being deleted). Ownership and state are part of every query.
-
-/** The stored row. */
-export type MediaRecord = RawRow<typeof media, { state: "uploading" | "ready" | "deleting" }>;
-
-export const presentMedia = (record: MediaRecord): MediaFile => ({
-  id: record.id,
-  bucket: record.bucket,
-  path: record.path,
-  filename: record.filename,
-  content_type: record.content_type,
-  size: record.size,
-  sha256: record.sha256,
-  metadata: JSON.parse(record.metadata) as Record<string, unknown>,
-  created_by: record.created_by,
-  created_at: record.created_at,
-  updated_at: record.updated_at,
-});
 
 /** The caller's own records, as the API shows them: ready ones only. */
 export const ownReady = (ctx: UserContext, alias = "m"): SQL =>
