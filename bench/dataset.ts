@@ -9,7 +9,7 @@
 //      bench user, 10% by other users, 10% shared (created_by NULL), a few
 //      archived or trashed. SEARCH_PLANTED paragraphs spread through the filler
 //      carry SEARCH_WORD, so search results do not grow with the size.
-import type { BlockRecord } from "../src/services/blocks/record.ts";
+import type { BlockRecord } from "../src/services/blocks/presenter.ts";
 import { CHAIN_DEPTH, SEARCH_PLANTED, SEARCH_WORD } from "./config.ts";
 
 /**

@@ -391,7 +391,7 @@ export const syncedBlocks = sqliteTable(
 
 /**
  * Media files: the record of an object in the MEDIA bucket at `path` (`<user_id>/<unique name>`).
- * Record and object are written and removed together (services/media/records.ts): a record is
+ * Record and object are written and removed together (services/media/storage.ts): a record is
  * `uploading` before its object is written and `deleting` before its object is removed, and only
  * `ready` records are ever shown, so a failure at any step leaves a trace in D1 to clean up from.
  */

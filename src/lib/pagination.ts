@@ -77,7 +77,8 @@ export function pageWindow(input: { limit?: number; offset?: number; cursor?: st
   return window;
 }
 
-export interface Page<T> {
+/** One page of a listing's results (not a page document: that is `Page` in schemas/pages.ts). */
+export interface ResultPage<T> {
   items: T[];
   /** Exact number of matches, or null when there are more than TOTAL_COUNT_CAP. */
   total: number | null;
@@ -85,6 +86,12 @@ export interface Page<T> {
   /** The cursor of the page after this one; null on the last page. */
   nextCursor: string | null;
 }
+
+/**
+ * @deprecated The old name of `ResultPage`, kept only for services/databases/row-query.ts while
+ * that file moves; it goes once row-query imports `ResultPage`.
+ */
+export type Page<T> = ResultPage<T>;
 
 // ---------------------------------------------------------------------------------------------
 // Order keys and the keyset condition
@@ -331,7 +338,7 @@ export async function readPage<R, T>(
   counts: { total: number }[],
   window: PageWindow,
   present: (row: R) => T,
-): Promise<Page<T>> {
+): Promise<ResultPage<T>> {
   const total = counts.reduce((sum, row) => sum + row.total, 0);
   const items = rows.slice(0, window.limit);
   const hasMore = rows.length > window.limit;
@@ -374,7 +381,7 @@ export const paginationHeaders = {
 export const PAGINATION_HEADER_NAMES = Object.keys(paginationHeaders);
 
 /** Sets the headers of `paginationHeaders` on a listing response. */
-export function setPaginationHeaders(c: Context, page: Page<unknown>, window: PageWindow): void {
+export function setPaginationHeaders(c: Context, page: ResultPage<unknown>, window: PageWindow): void {
   if (page.total !== null) c.header("X-Total-Count", String(page.total));
   c.header("X-Pagination-Limit", String(window.limit));
   c.header("X-Pagination-Offset", String(window.offset));

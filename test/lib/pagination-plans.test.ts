@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { UserContext } from "../../src/lib/context";
-import { type Page, type PageWindow, pageWindow } from "../../src/lib/pagination";
+import { type PageWindow, pageWindow, type ResultPage } from "../../src/lib/pagination";
 import { listApiKeys } from "../../src/services/api-keys/api-keys";
 import { listBlocks } from "../../src/services/blocks/queries";
 import { listBlockComments, listPageComments } from "../../src/services/comments/comments";
 import { listViews } from "../../src/services/database-views/views";
-import { listMedia, searchMedia } from "../../src/services/media/records";
+import { listMedia, searchMedia } from "../../src/services/media/queries";
 import { listBacklinks } from "../../src/services/mentions/backlinks";
 import { listBlockMentions, listPageMentions } from "../../src/services/mentions/mentions";
 import { listPages } from "../../src/services/pages/pages";
@@ -32,7 +32,7 @@ import { createView } from "../helpers/views";
 // by cursor, as the services send them, explained. The page by cursor reads the indexes page 1
 // reads, seeks to the cursor where the first key allows it, and sorts nothing page 1 does not.
 
-type Lister = (ctx: UserContext, window: PageWindow) => Promise<Page<unknown>>;
+type Lister = (ctx: UserContext, window: PageWindow) => Promise<ResultPage<unknown>>;
 
 describe("a page by cursor is planned as page 1 is", async () => {
   const user = await createUser();

@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import { badRequest } from "../../lib/errors";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
-import { eitherSpelling } from "../../lib/spellings";
+import { eitherSpelling } from "../../lib/snake-or-camel";
 import { createTypedBlock, duplicateTypedBlock, updateTypedBlock } from "../../services/block-writes/writes";
 import { deleteBlock, updateBlock } from "../../services/blocks/commands";
 import {

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import { MEDIA_BUCKET } from "../../services/media/config";
 import { downloadMedia, openSignedMedia, resolveMedia, signedUrlFor } from "../../services/media/links";
-import { listMedia, searchMedia } from "../../services/media/records";
+import { listMedia, searchMedia } from "../../services/media/queries";
 import { deleteMedia, getMediaMetadata, patchMediaMetadata, uploadMedia } from "../../services/media/storage";
 import { checkedMetadata, readUploadRequest } from "../../services/media/upload-request";
 import type * as routes from "./media.routes";

@@ -1,6 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
-import { eitherSpelling } from "../../lib/spellings";
+import { eitherSpelling } from "../../lib/snake-or-camel";
 import { exportBatch as buildZip, contentDisposition, exportPage } from "../../services/exports/export";
 import { createPage, deletePage, getPage, listPages, updatePage } from "../../services/pages/pages";
 import type * as routes from "./pages.routes";

@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import { listDatabaseOptions } from "../../services/quick-tasks/database-options";
-import { captureQuickTask } from "../../services/quick-tasks/quick-tasks";
+import { createQuickTask, previewQuickTask } from "../../services/quick-tasks/quick-tasks";
 import type * as routes from "./tasks.routes";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
@@ -10,14 +10,12 @@ export const preview: Handler<"preview"> = async (c) => {
   const { preview: bodyMarker, ...input } = c.req.valid("json");
   const queryMarker = c.req.valid("query").preview;
   const previewMarked = bodyMarker === true || queryMarker === "1" || queryMarker === "true";
-  const outcome = await captureQuickTask(c.var.ctx, input, { previewMarked });
+  const outcome = await previewQuickTask(c.var.ctx, input, { previewMarked });
   return outcome.created ? c.json(outcome, 201) : c.json(outcome, 200);
 };
 
 export const create: Handler<"create"> = async (c) => {
-  const outcome = await captureQuickTask(c.var.ctx, c.req.valid("json"), { create: true });
-  if (!outcome.created) throw new Error("A create answered without creating");
-  return c.json(outcome, 201);
+  return c.json(await createQuickTask(c.var.ctx, c.req.valid("json")), 201);
 };
 
 export const databaseOptions: Handler<"databaseOptions"> = async (c) => {

@@ -7,7 +7,7 @@ import type { apiKeys } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
 import type { ApiKey, CreatedApiKey } from "../../schemas/api-keys";
 
 // API-key management (app sessions only: the routes declare `session` access).
@@ -43,7 +43,7 @@ const present =
 const keyNotFound = (id: string) => notFound("API key not found", { id });
 
 /** The caller's unrevoked keys (expired ones included, marked), newest first. */
-export async function listApiKeys(ctx: UserContext, window: PageWindow): Promise<Page<ApiKey>> {
+export async function listApiKeys(ctx: UserContext, window: PageWindow): Promise<ResultPage<ApiKey>> {
   const listing: Listing = {
     name: "api-keys",
     filters: {},

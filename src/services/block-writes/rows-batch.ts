@@ -3,7 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import { lastSiblingPosition } from "../blocks/positions";
 import { visibleTo } from "../blocks/visibility";
 import type { DatabaseSchema } from "../databases/property-types";

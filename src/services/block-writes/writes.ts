@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { refuseInternalBlockType } from "../../auth/policies";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
-import { retryWhileStale } from "../../lib/stale";
+import { retryWhileStale } from "../../lib/stale-write-retry";
 import type { Block } from "../../schemas/blocks";
 import {
   type CreateBlockInput,
@@ -12,8 +12,8 @@ import {
   updateBlock,
   type WriteOptions,
 } from "../blocks/commands";
+import { type BlockRecord, presentBlock } from "../blocks/presenter";
 import { blockNotFound } from "../blocks/queries";
-import { type BlockRecord, presentBlock } from "../blocks/record";
 import { visibleTo } from "../blocks/visibility";
 import type { DatabaseSchema } from "../databases/property-types";
 import {

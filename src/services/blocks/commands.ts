@@ -4,10 +4,10 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { StaleWrite } from "../../lib/stale";
+import { StaleWrite } from "../../lib/stale-write-retry";
 import { afterLastSibling, rightAfter } from "./positions";
+import { type Block, type BlockRecord, presentBlock } from "./presenter";
 import { blockNotFound } from "./queries";
-import { type Block, type BlockRecord, presentBlock } from "./record";
 import { activeSubtree, firstOfEach, type SubtreeRow, visibleChildSteps } from "./subtree";
 import { visibleTo } from "./visibility";
 

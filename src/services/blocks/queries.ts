@@ -10,12 +10,12 @@ import {
   listingQueries,
   type OrderKey,
   orderByKeys,
-  type Page,
   type PageWindow,
+  type ResultPage,
   readPage,
   selectKeys,
 } from "../../lib/pagination";
-import { type Block, type BlockRecord, type BlockTree, presentBlock } from "./record";
+import { type Block, type BlockRecord, type BlockTree, presentBlock } from "./presenter";
 import { isActive, ownedBy, sharedOnly, visibleTo } from "./visibility";
 
 export const blockNotFound = (id: string) => notFound("Block not found", { id });
@@ -164,7 +164,7 @@ function blockOrder(query: BlockListQuery, alias: "b." | ""): OrderKey[] {
  * index scans merged, so its cost follows the page size, not the table size.
  * A cursor continues after the last block of its page, by the same indexes.
  */
-export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promise<Page<Block>> {
+export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promise<ResultPage<Block>> {
   const filters: SQL[] = [sql`b.archived = ${query.archived ? 1 : 0}`, sql`b.in_trash = ${query.inTrash ? 1 : 0}`];
   if (query.type !== undefined) filters.push(sql`b.type = ${query.type}`);
   if (query.types !== undefined)

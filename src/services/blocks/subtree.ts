@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Actor } from "../../lib/context";
-import type { BlockRecord } from "./record";
+import type { BlockRecord } from "./presenter";
 import { isActive, visibleTo } from "./visibility";
 
 /** Upper bound on the levels a subtree walk follows (a bound on the recursion, whatever links it meets). */

@@ -10,8 +10,8 @@ import {
   type Listing,
   listingQueries,
   type OrderKey,
-  type Page,
   type PageWindow,
+  type ResultPage,
   readPage,
 } from "../../lib/pagination";
 import type { Comment } from "../../schemas/comments";
@@ -156,7 +156,7 @@ export async function listBlockComments(
   blockId: string,
   filter: { resolved?: boolean },
   window: PageWindow,
-): Promise<Page<Comment>> {
+): Promise<ResultPage<Comment>> {
   const listing: Listing = {
     name: "comments.block",
     filters: { blockId, resolved: filter.resolved ?? null },
@@ -187,7 +187,7 @@ export async function listPageComments(
   pageId: string,
   filter: { resolved?: boolean },
   window: PageWindow,
-): Promise<Page<Comment>> {
+): Promise<ResultPage<Comment>> {
   const page = sql`SELECT b.id FROM blocks b
     WHERE b.id = ${pageId} AND ${isPageLike("b")} AND ${visibleTo(ctx.actor)} AND ${isActive()}`;
   const listing: Listing = {

@@ -5,8 +5,8 @@ import type { databaseViews } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
-import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
+import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import type { DatabaseView, TimelineScale, ViewType } from "../../schemas/views";
 import { visibleTo } from "../blocks/visibility";
 import { DATE_LIKE_TYPES, type DatabaseSchema, type PropertyDefinition } from "../databases/property-types";
@@ -103,7 +103,11 @@ function resolveSettings(schema: DatabaseSchema, settings: Required<Omit<ViewSet
 }
 
 /** One page of a database's saved views, in their order (unpositioned last, then oldest first). */
-export async function listViews(ctx: UserContext, databaseId: string, window: PageWindow): Promise<Page<DatabaseView>> {
+export async function listViews(
+  ctx: UserContext,
+  databaseId: string,
+  window: PageWindow,
+): Promise<ResultPage<DatabaseView>> {
   const listing: Listing = {
     name: "database-views",
     filters: { databaseId },

@@ -1,5 +1,5 @@
 import type { Row } from "../../schemas/databases";
-import { type BlockRecord, presentBlock } from "../blocks/record";
+import { type BlockRecord, presentBlock } from "../blocks/presenter";
 import type { DatabaseSchema } from "./property-types";
 import { propertiesByName } from "./row-values";
 

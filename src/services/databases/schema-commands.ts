@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
-import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import { isAddressable, propertyPathSql } from "./property-path";
 import {
   COMPUTED_PROPERTY_TYPES,

@@ -4,7 +4,7 @@ import type { RawRow } from "../../db/rows";
 import type { blocks, databaseProperties } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { parseProperties } from "../blocks/record";
+import { parseProperties } from "../blocks/presenter";
 import { visibleTo } from "../blocks/visibility";
 import { isAddressable } from "./property-path";
 import {

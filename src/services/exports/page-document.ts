@@ -1,5 +1,5 @@
 import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
-import type { BlockTree } from "../blocks/record";
+import type { BlockTree } from "../blocks/presenter";
 import { CANONICAL_CONTENT_TYPES, type ContentItem } from "../content/editor-content";
 import { renderableItems } from "../content/page-content";
 import { titleText } from "../pages/pages";

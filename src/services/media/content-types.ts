@@ -1,5 +1,5 @@
 import { fileTypeFromBuffer, supportedMimeTypes } from "file-type";
-import { hasControlCharacter } from "./text";
+import { hasControlCharacter } from "./unsafe-characters";
 
 // The content type a file is stored and served with, and how it is served. The bytes decide when
 // the declared type disagrees: binary formats by their magic numbers (the `file-type` package,

@@ -3,7 +3,8 @@ import { badRequest, forbidden } from "../../lib/errors";
 import type { MediaSignedUrl, ResolvedMediaUrl } from "../../schemas/media";
 import { DEFAULT_EXPIRES_IN_SECONDS, MEDIA_BUCKET, mediaSigningSecret, ownOrigins } from "./config";
 import { checkedPath, FOREIGN_REASON_MESSAGES, folderOf, readMediaUrl } from "./locations";
-import { findOwnMedia, type MediaKey, type MediaRecord, mediaNotFound } from "./records";
+import type { MediaRecord } from "./presenter";
+import { findOwnMedia, type MediaKey, mediaNotFound } from "./queries";
 import { downloadResponse, type ServedObject, signedObjectResponse } from "./serving";
 import { issueSignedUrl, verifyTarget } from "./signing";
 

@@ -7,7 +7,8 @@ import type { MediaMetadata, UploadedMedia } from "../../schemas/media";
 import { MEDIA_METADATA_MAX_BYTES } from "../../schemas/media";
 import { DEFAULT_EXPIRES_IN_SECONDS, MEDIA_BUCKET, mediaSigningSecret } from "./config";
 import { SNIFF_BYTES, servedInline, storedContentType } from "./content-types";
-import { type MediaRecord, mediaNotFound, presentMedia } from "./records";
+import { type MediaRecord, presentMedia } from "./presenter";
+import { mediaNotFound } from "./queries";
 import { contentDisposition } from "./serving";
 import { issueSignedUrl } from "./signing";
 

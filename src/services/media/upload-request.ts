@@ -6,7 +6,7 @@ import { MEDIA_METADATA_MAX_BYTES, MEDIA_METADATA_MAX_DEPTH } from "../../schema
 import { base64Length, MULTIPART_ALLOWANCE_BYTES, maxJsonUploadBytes, maxUploadBytes } from "./config";
 import { essence } from "./content-types";
 import type { UploadInput } from "./storage";
-import { isBidiFormatting, isC1Control, isControlCode, LONE_SURROGATE } from "./text";
+import { isBidiFormatting, isC1Control, isControlCode, LONE_SURROGATE } from "./unsafe-characters";
 
 // Reading an upload: a multipart body (file part `file`, text fields `filename` and `metadata`)
 // or a JSON body with the file in base64. The size limit (MEDIA_MAX_UPLOAD_BYTES) is held while

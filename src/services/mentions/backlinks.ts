@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
 import type { Backlink } from "../../schemas/mentions";
 import { isPageLike, pageOfBlock, shownOnItsPage } from "../blocks/page-scope";
 import { visibleTo } from "../blocks/visibility";
@@ -74,7 +74,11 @@ function present(row: BacklinkRow): Backlink {
   };
 }
 
-export async function listBacklinks(ctx: UserContext, pageId: string, window: PageWindow): Promise<Page<Backlink>> {
+export async function listBacklinks(
+  ctx: UserContext,
+  pageId: string,
+  window: PageWindow,
+): Promise<ResultPage<Backlink>> {
   const select = sql`SELECT f.block_id AS source_block_id, p.id AS source_page_id, ${TITLE_JSON} AS title_json,
     f.snippet, f.kind, f.created_at`;
   const listing: Listing = {

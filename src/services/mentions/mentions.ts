@@ -12,8 +12,8 @@ import {
   listingQueries,
   type OrderKey,
   orderByKeys,
-  type Page,
   type PageWindow,
+  type ResultPage,
   readPage,
 } from "../../lib/pagination";
 import type { MentionRecord } from "../../schemas/mentions";
@@ -59,7 +59,7 @@ export async function listBlockMentions(
   ctx: UserContext,
   blockId: string,
   window: PageWindow,
-): Promise<Page<MentionRecord>> {
+): Promise<ResultPage<MentionRecord>> {
   const listing: Listing = { name: "mentions.block", filters: { blockId }, keys: OLDEST_FIRST };
   const [blocks, rows, counts] = await batchAll<[{ id: string }, MentionRow, { total: number }]>(ctx.db, [
     visibleBlock(ctx, blockId),
@@ -79,7 +79,7 @@ export async function listPageMentions(
   ctx: UserContext,
   pageId: string,
   window: PageWindow,
-): Promise<Page<MentionRecord>> {
+): Promise<ResultPage<MentionRecord>> {
   const listing: Listing = { name: "mentions.page", filters: { pageId }, keys: OLDEST_FIRST };
   const [page, count] = await listingQueries(
     ctx,

@@ -2,14 +2,14 @@ import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
-import type { Page as Listing, PageWindow } from "../../lib/pagination";
+import type { PageWindow, ResultPage } from "../../lib/pagination";
 import type { Block } from "../../schemas/blocks";
 import { PAGE_TYPES, type Page, type PageSummary, type PageType } from "../../schemas/pages";
 import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
 import { createTypedBlock, findVisibleBlockWithSchema, updateTypedBlock } from "../block-writes/writes";
 import { deleteBlock, updateBlock } from "../blocks/commands";
+import { parseProperties } from "../blocks/presenter";
 import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
-import { parseProperties } from "../blocks/record";
 import { visibleTo } from "../blocks/visibility";
 import { refuseUnsafeLinks } from "../content/editor-content";
 import { markdownToContent } from "../content/markdown";
@@ -81,7 +81,7 @@ export interface PageListQuery extends PageWindow {
 }
 
 /** The lightweight page listing: page-like blocks with their titles (rows' from their title property). */
-export async function listPages(ctx: UserContext, query: PageListQuery): Promise<Listing<PageSummary>> {
+export async function listPages(ctx: UserContext, query: PageListQuery): Promise<ResultPage<PageSummary>> {
   const page = await listBlocks(ctx, {
     ...query,
     listing: "pages",

@@ -6,7 +6,7 @@ import { OUTBOUND_URL_PROBLEMS } from "../../lib/address-policy";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
 import type { PushSubscription } from "../../schemas/push-subscriptions";
 import { checkSubscriptionKeys } from "./encoding";
 import { endpointProblem } from "./web-push";
@@ -101,7 +101,10 @@ export async function registerPushSubscription(
 }
 
 /** One page of the caller's subscriptions, oldest first. */
-export async function listPushSubscriptions(ctx: UserContext, window: PageWindow): Promise<Page<PushSubscription>> {
+export async function listPushSubscriptions(
+  ctx: UserContext,
+  window: PageWindow,
+): Promise<ResultPage<PushSubscription>> {
   const listing: Listing = {
     name: "push-subscriptions",
     filters: {},

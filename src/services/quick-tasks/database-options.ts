@@ -1,9 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
-import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
 import type { DatabaseOption } from "../../schemas/quick-tasks";
-import { parseProperties } from "../blocks/record";
+import { parseProperties } from "../blocks/presenter";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { titleText } from "../pages/pages";
 import type { SettingsRecord } from "../settings/settings";
@@ -41,7 +41,7 @@ const comparable = (title: string) => title.trim().replace(/\s+/g, " ").toLowerC
  * then by database title; each database before its wrappers. A page that wraps a database in
  * several ways is listed once, by the closest (parent, then embed, then link).
  */
-export async function listDatabaseOptions(ctx: UserContext, window: PageWindow): Promise<Page<DatabaseOption>> {
+export async function listDatabaseOptions(ctx: UserContext, window: PageWindow): Promise<ResultPage<DatabaseOption>> {
   const databases = sql`SELECT d.id, d.parent_id FROM blocks d
     WHERE d.type = 'database' AND ${visibleTo(ctx.actor, "d")} AND ${isActive("d")}`;
   const options = sql`

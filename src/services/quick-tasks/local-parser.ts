@@ -99,226 +99,21 @@ const WEEKDAY_RE =
   /\b(mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\b/i;
 const CONNECTOR_BEFORE_RE = /(?:(?:^|\s)(?:due(?:\s+(?:on|by|at))?|at|on|by)|,)\s*$/i;
 
+/**
+ * Reads one line of text: the notes after the first separator, then from the rest a reminder, a
+ * priority and a due date (each blanked out once read, so the next step cannot read it again),
+ * and whatever is left as the title.
+ */
 export function parseQuickTaskLocally(text: string, timeZone: string, referenceAt: Date): QuickTaskParse {
+  const reference = referenceIn(timeZone, referenceAt);
   const ambiguities: QuickTaskAmbiguity[] = [];
-  const refZdt = Temporal.Instant.fromEpochMilliseconds(referenceAt.getTime()).toZonedDateTimeISO(timeZone);
-  const refDate = refZdt.toPlainDate();
-
-  // 1. Notes: everything after the first separator.
-  let main = text;
-  let notes: string | null = null;
-  let cut = -1;
-  let sepLength = 0;
-  for (const sep of NOTE_SEPARATORS) {
-    const at = text.toLowerCase().indexOf(sep);
-    if (at >= 0 && (cut < 0 || at < cut)) {
-      cut = at;
-      sepLength = sep.length;
-    }
-  }
-  if (cut >= 0) {
-    main = text.slice(0, cut);
-    const rest = text.slice(cut + sepLength).trim();
-    notes = rest === "" ? null : rest;
-  }
-
-  const spans: Span[] = [];
-  // Masked copy of `main` (removed parts blanked with spaces) so indices stay aligned.
-  let masked = main;
-  const mask = (start: number, end: number) => {
-    spans.push({ start, end });
-    masked = masked.slice(0, start) + " ".repeat(end - start) + masked.slice(end);
-  };
-
-  // 2. Reminder.
-  let reminder_offset: ReminderOffset | null = null;
-  const rm = REMINDER_RE.exec(masked);
-  if (rm) {
-    let minutes: number | null = null;
-    if (rm[1]) minutes = 0;
-    else if (rm[2]) minutes = 1440;
-    else if (rm[3]) minutes = 10080;
-    else if (rm[4] && rm[5]) {
-      const word = rm[4].toLowerCase();
-      const amount = /^\d/.test(word) ? Number(word) : (NUMBER_WORDS[word] ?? 1);
-      const unit = rm[5].toLowerCase()[0] ?? "m";
-      minutes = amount * (UNIT_MINUTES[unit] ?? 1);
-    }
-    if (minutes !== null) {
-      const exact = OFFSET_MINUTES.find((o) => o.minutes === minutes);
-      if (exact) {
-        reminder_offset = exact.offset;
-      } else {
-        // Nearest offset that does not remind later than asked (i.e. at least as early);
-        // beyond a week, fall back to the largest supported offset.
-        const notLater = OFFSET_MINUTES.find((o) => o.minutes >= minutes);
-        const below = [...OFFSET_MINUTES].reverse().find((o) => o.minutes < minutes);
-        const chosen = notLater ?? OFFSET_MINUTES[OFFSET_MINUTES.length - 1];
-        if (chosen) reminder_offset = chosen.offset;
-        ambiguities.push({
-          field: "reminder_offset",
-          text: rm[0].trim(),
-          alternatives: below && below.offset !== chosen?.offset ? [below.offset] : [],
-        });
-      }
-    }
-    mask(rm.index, rm.index + rm[0].length);
-  }
-
-  // 3. Priority (first match wins; every priority token is removed from the title).
-  let priority: QuickTaskParse["priority"] = null;
-  for (const { re, value } of PRIORITY_PATTERNS) {
-    const global = new RegExp(re.source, `${re.flags.replace("g", "")}g`);
-    for (const m of masked.matchAll(global)) {
-      if (priority === null) priority = value;
-      mask(m.index, m.index + m[0].length);
-    }
-  }
-
-  // 4. Date / time.
-  let due_at: string | null = null;
-  let due_date: string | null = null;
-  const offsetMinutes = refZdt.offsetNanoseconds / 60_000_000_000;
-  const results = chrono.parse(masked, { instant: referenceAt, timezone: offsetMinutes }, { forwardDate: true });
-  // Prefer the most specific result ("Night job tomorrow at 1:30am": chrono also reads "Night").
-  const score = (r: chrono.ParsedResult) =>
-    (["year", "month", "day", "weekday", "hour", "minute"] as const).filter((c) => r.start.isCertain(c)).length * 1000 +
-    r.text.length;
-  const result = results.reduce<chrono.ParsedResult | undefined>(
-    (best, r) => (best === undefined || score(r) > score(best) ? r : best),
-    undefined,
-  );
-  const fmt = (zdt: Temporal.ZonedDateTime) => zdt.toString({ timeZoneName: "never", smallestUnit: "second" });
-  const atWallTime = (date: Temporal.PlainDate, hour: number, minute: number, second = 0) =>
-    date.toPlainDateTime({ hour, minute, second }).toZonedDateTime(timeZone, { disambiguation: "compatible" });
-
-  if (result) {
-    const s = result.start;
-    const y = s.get("year");
-    const mo = s.get("month");
-    const d = s.get("day");
-    const rText = result.text;
-    if (y !== null && mo !== null && d !== null) {
-      let date = Temporal.PlainDate.from({ year: y, month: mo, day: d });
-      const dayGiven = s.isCertain("day") || s.isCertain("weekday");
-      const tags = result.tags();
-
-      // Bare weekday naming today: today (this week) or a week later. Picks today and records
-      // next week's date as the alternative.
-      const wd = WEEKDAY_RE.exec(rText);
-      if (
-        wd &&
-        !/\b(?:this|next|last|coming)\s*$/i.test(rText.slice(0, wd.index)) &&
-        !s.isCertain("day") &&
-        s.isCertain("weekday") &&
-        s.get("weekday") === refDate.dayOfWeek % 7
-      ) {
-        date = refDate;
-        let other = refDate.add({ days: 7 });
-        const h = s.get("hour");
-        if (
-          s.isCertain("hour") &&
-          h !== null &&
-          Temporal.ZonedDateTime.compare(atWallTime(refDate, h, s.get("minute") ?? 0), refZdt) <= 0
-        ) {
-          // Today's time has already passed: next week's is the likelier one.
-          [date, other] = [other, refDate];
-        }
-        ambiguities.push({
-          field: "due_date",
-          text: wd[0],
-          alternatives: [other.toString()],
-        });
-      }
-
-      if (s.isCertain("hour")) {
-        let hour = s.get("hour") ?? 0;
-        const minute = s.get("minute") ?? 0;
-        const second = s.get("second") ?? 0;
-        if (tags.has("result/relativeDateAndTime")) {
-          // "in 3 hours": a real duration from the reference instant.
-          const zdt = Temporal.Instant.fromEpochMilliseconds(s.date().getTime()).toZonedDateTimeISO(timeZone);
-          due_at = fmt(zdt);
-        } else {
-          const noMeridiem =
-            !s.isCertain("meridiem") &&
-            hour >= 1 &&
-            hour <= 7 &&
-            !/\b0\d[:.]/.test(rText) &&
-            !/\b(?:am|pm|a\.m\.|p\.m\.|morning|evening|afternoon|tonight)\b/i.test(rText);
-          if (noMeridiem) {
-            // "at 5": pick the daytime (pm) one, in the future when no day was given.
-            const amHour = hour;
-            hour += 12;
-            if (!dayGiven) {
-              date = refDate;
-              if (Temporal.ZonedDateTime.compare(atWallTime(date, hour, minute, second), refZdt) <= 0)
-                date = date.add({ days: 1 });
-            }
-            ambiguities.push({
-              field: "due_at",
-              text: rText.trim(),
-              alternatives: [fmt(atWallTime(date, amHour, minute, second))],
-            });
-          }
-          due_at = fmt(atWallTime(date, hour, minute, second));
-        }
-      } else {
-        if (/^next\s+week$/i.test(rText.trim())) {
-          // No day given: start of next week (Monday), alternative its Friday.
-          const monday = refDate.add({ days: 8 - refDate.dayOfWeek });
-          date = monday;
-          ambiguities.push({
-            field: "due_date",
-            text: rText.trim(),
-            alternatives: [monday.add({ days: 4 }).toString()],
-          });
-        }
-        due_date = date.toString();
-      }
-      mask(result.index, result.index + rText.length);
-    }
-  } else {
-    // "on the 31st": next occurrence of that day of month; clamp in shorter months.
-    const dm = /\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b/i.exec(masked);
-    const day = dm ? Number(dm[1]) : 0;
-    if (dm && day >= 1 && day <= 31) {
-      let month = refDate.toPlainYearMonth();
-      if (day < refDate.day) month = month.add({ months: 1 });
-      if (day <= month.daysInMonth) {
-        due_date = month.toPlainDate({ day }).toString();
-      } else {
-        due_date = month.toPlainDate({ day: month.daysInMonth }).toString();
-        let next = month.add({ months: 1 });
-        while (next.daysInMonth < day) next = next.add({ months: 1 });
-        ambiguities.push({
-          field: "due_date",
-          text: dm[0].trim(),
-          alternatives: [next.toPlainDate({ day }).toString()],
-        });
-      }
-      mask(dm.index, dm.index + dm[0].length);
-    }
-  }
-
-  // 5. Title: the text without the removed spans and their leading connector words.
-  spans.sort((a, b) => a.start - b.start);
-  let title = "";
-  let pos = 0;
-  for (const span of spans) {
-    if (span.start < pos) {
-      pos = Math.max(pos, span.end);
-      continue;
-    }
-    title += main.slice(pos, span.start).replace(CONNECTOR_BEFORE_RE, "");
-    title += " ";
-    pos = span.end;
-  }
-  title += main.slice(pos);
-  title = cleanTitle(title);
-
+  const { main, notes } = splitOffNotes(text);
+  const line = unreadLine(main);
+  const reminder_offset = readReminder(line, ambiguities);
+  const priority = readPriority(line);
+  const { due_at, due_date } = readDue(line, reference, ambiguities);
   return {
-    title,
+    title: titleOf(line),
     due_at,
     due_date,
     all_day: due_date !== null,
@@ -327,6 +122,274 @@ export function parseQuickTaskLocally(text: string, timeZone: string, referenceA
     notes,
     ambiguities,
   };
+}
+
+/** The instant a parse is relative to, on the caller's clock. */
+interface Reference {
+  instant: Date;
+  timeZone: string;
+  zoned: Temporal.ZonedDateTime;
+  date: Temporal.PlainDate;
+}
+
+function referenceIn(timeZone: string, instant: Date): Reference {
+  const zoned = Temporal.Instant.fromEpochMilliseconds(instant.getTime()).toZonedDateTimeISO(timeZone);
+  return { instant, timeZone, zoned, date: zoned.toPlainDate() };
+}
+
+/** Notes: everything after the earliest separator. */
+function splitOffNotes(text: string): { main: string; notes: string | null } {
+  let cut = -1;
+  let separatorLength = 0;
+  for (const separator of NOTE_SEPARATORS) {
+    const at = text.toLowerCase().indexOf(separator);
+    if (at >= 0 && (cut < 0 || at < cut)) {
+      cut = at;
+      separatorLength = separator.length;
+    }
+  }
+  if (cut < 0) return { main: text, notes: null };
+  const rest = text.slice(cut + separatorLength).trim();
+  return { main: text.slice(0, cut), notes: rest === "" ? null : rest };
+}
+
+/** The text before the notes, and what has been read of it. */
+interface Line {
+  text: string;
+  /** `text` with every part read blanked with spaces, so indices stay aligned with `text`. */
+  masked: string;
+  /** The parts read, left out of the title. */
+  spans: Span[];
+}
+
+const unreadLine = (text: string): Line => ({ text, masked: text, spans: [] });
+
+function markRead(line: Line, start: number, end: number): void {
+  line.spans.push({ start, end });
+  line.masked = line.masked.slice(0, start) + " ".repeat(end - start) + line.masked.slice(end);
+}
+
+/** "remind me 10 minutes before": the supported offset, the nearest one not later when it is not exact. */
+function readReminder(line: Line, ambiguities: QuickTaskAmbiguity[]): ReminderOffset | null {
+  const match = REMINDER_RE.exec(line.masked);
+  if (!match) return null;
+  markRead(line, match.index, match.index + match[0].length);
+  const minutes = reminderMinutes(match);
+  if (minutes === null) return null;
+  const exact = OFFSET_MINUTES.find((o) => o.minutes === minutes);
+  if (exact) return exact.offset;
+  // Nearest offset that does not remind later than asked (i.e. at least as early);
+  // beyond a week, fall back to the largest supported offset.
+  const notLater = OFFSET_MINUTES.find((o) => o.minutes >= minutes);
+  const below = [...OFFSET_MINUTES].reverse().find((o) => o.minutes < minutes);
+  const chosen = notLater ?? OFFSET_MINUTES[OFFSET_MINUTES.length - 1];
+  ambiguities.push({
+    field: "reminder_offset",
+    text: match[0].trim(),
+    alternatives: below && below.offset !== chosen?.offset ? [below.offset] : [],
+  });
+  return chosen ? chosen.offset : null;
+}
+
+/** How long before the due time a REMINDER_RE match asks for, in minutes. */
+function reminderMinutes(match: RegExpExecArray): number | null {
+  if (match[1]) return 0;
+  if (match[2]) return 1440;
+  if (match[3]) return 10080;
+  if (!match[4] || !match[5]) return null;
+  const word = match[4].toLowerCase();
+  const amount = /^\d/.test(word) ? Number(word) : (NUMBER_WORDS[word] ?? 1);
+  const unit = match[5].toLowerCase()[0] ?? "m";
+  return amount * (UNIT_MINUTES[unit] ?? 1);
+}
+
+/** The first priority pattern that matches wins; every priority token is removed from the title. */
+function readPriority(line: Line): QuickTaskParse["priority"] {
+  let priority: QuickTaskParse["priority"] = null;
+  for (const { re, value } of PRIORITY_PATTERNS) {
+    const global = new RegExp(re.source, `${re.flags.replace("g", "")}g`);
+    for (const m of line.masked.matchAll(global)) {
+      if (priority === null) priority = value;
+      markRead(line, m.index, m.index + m[0].length);
+    }
+  }
+  return priority;
+}
+
+type Due = Pick<QuickTaskParse, "due_at" | "due_date">;
+
+const NO_DUE: Due = { due_at: null, due_date: null };
+
+/** The due date or time chrono reads; else a bare day of the month ("on the 31st"), which chrono does not. */
+function readDue(line: Line, reference: Reference, ambiguities: QuickTaskAmbiguity[]): Due {
+  const result = mostSpecificDate(line.masked, reference);
+  return result ? readChronoDue(line, result, reference, ambiguities) : readDayOfMonth(line, reference, ambiguities);
+}
+
+/** Of chrono's readings, the most specific ("Night job tomorrow at 1:30am": chrono also reads "Night"). */
+function mostSpecificDate(text: string, reference: Reference): chrono.ParsedResult | undefined {
+  const offsetMinutes = reference.zoned.offsetNanoseconds / 60_000_000_000;
+  const results = chrono.parse(text, { instant: reference.instant, timezone: offsetMinutes }, { forwardDate: true });
+  const score = (r: chrono.ParsedResult) =>
+    (["year", "month", "day", "weekday", "hour", "minute"] as const).filter((c) => r.start.isCertain(c)).length * 1000 +
+    r.text.length;
+  return results.reduce<chrono.ParsedResult | undefined>(
+    (best, r) => (best === undefined || score(r) > score(best) ? r : best),
+    undefined,
+  );
+}
+
+const formatted = (zdt: Temporal.ZonedDateTime) => zdt.toString({ timeZoneName: "never", smallestUnit: "second" });
+
+const atWallTime = (reference: Reference, date: Temporal.PlainDate, hour: number, minute: number, second = 0) =>
+  date.toPlainDateTime({ hour, minute, second }).toZonedDateTime(reference.timeZone, { disambiguation: "compatible" });
+
+/** The wall time on `date` is the reference instant or before it: already passed. */
+const notAfterReference = (reference: Reference, date: Temporal.PlainDate, hour: number, minute: number, second = 0) =>
+  Temporal.ZonedDateTime.compare(atWallTime(reference, date, hour, minute, second), reference.zoned) <= 0;
+
+/** A due time when chrono read an hour, else an all-day due date. */
+function readChronoDue(
+  line: Line,
+  result: chrono.ParsedResult,
+  reference: Reference,
+  ambiguities: QuickTaskAmbiguity[],
+): Due {
+  const s = result.start;
+  const year = s.get("year");
+  const month = s.get("month");
+  const day = s.get("day");
+  if (year === null || month === null || day === null) return NO_DUE;
+  const date = bareWeekdayDate(result, Temporal.PlainDate.from({ year, month, day }), reference, ambiguities);
+  const due = s.isCertain("hour")
+    ? { due_at: dueTime(result, date, reference, ambiguities), due_date: null }
+    : { due_at: null, due_date: dueDate(result, date, reference, ambiguities).toString() };
+  markRead(line, result.index, result.index + result.text.length);
+  return due;
+}
+
+/**
+ * A bare weekday naming today: today (this week) or a week later. Picks today and records
+ * next week's date as the alternative; when today's time has already passed, the other way round.
+ */
+function bareWeekdayDate(
+  result: chrono.ParsedResult,
+  date: Temporal.PlainDate,
+  reference: Reference,
+  ambiguities: QuickTaskAmbiguity[],
+): Temporal.PlainDate {
+  const s = result.start;
+  const weekday = WEEKDAY_RE.exec(result.text);
+  if (
+    !weekday ||
+    /\b(?:this|next|last|coming)\s*$/i.test(result.text.slice(0, weekday.index)) ||
+    s.isCertain("day") ||
+    !s.isCertain("weekday") ||
+    s.get("weekday") !== reference.date.dayOfWeek % 7
+  ) {
+    return date;
+  }
+  let chosen = reference.date;
+  let other = reference.date.add({ days: 7 });
+  const hour = s.get("hour");
+  if (
+    s.isCertain("hour") &&
+    hour !== null &&
+    notAfterReference(reference, reference.date, hour, s.get("minute") ?? 0)
+  ) {
+    // Today's time has already passed: next week's is the likelier one.
+    [chosen, other] = [other, reference.date];
+  }
+  ambiguities.push({ field: "due_date", text: weekday[0], alternatives: [other.toString()] });
+  return chosen;
+}
+
+/** The due time, with the caller's UTC offset in force on that date. */
+function dueTime(
+  result: chrono.ParsedResult,
+  date: Temporal.PlainDate,
+  reference: Reference,
+  ambiguities: QuickTaskAmbiguity[],
+): string {
+  const s = result.start;
+  if (result.tags().has("result/relativeDateAndTime")) {
+    // "in 3 hours": a real duration from the reference instant.
+    return formatted(Temporal.Instant.fromEpochMilliseconds(s.date().getTime()).toZonedDateTimeISO(reference.timeZone));
+  }
+  let hour = s.get("hour") ?? 0;
+  const minute = s.get("minute") ?? 0;
+  const second = s.get("second") ?? 0;
+  let day = date;
+  if (withoutMeridiem(result, hour)) {
+    // "at 5": pick the daytime (pm) one, in the future when no day was given.
+    const amHour = hour;
+    hour += 12;
+    if (!s.isCertain("day") && !s.isCertain("weekday")) {
+      day = reference.date;
+      if (notAfterReference(reference, day, hour, minute, second)) day = day.add({ days: 1 });
+    }
+    ambiguities.push({
+      field: "due_at",
+      text: result.text.trim(),
+      alternatives: [formatted(atWallTime(reference, day, amHour, minute, second))],
+    });
+  }
+  return formatted(atWallTime(reference, day, hour, minute, second));
+}
+
+/** An hour from 1 to 7 with nothing saying morning or afternoon ("at 5"; not "05:00", not "5am"). */
+const withoutMeridiem = (result: chrono.ParsedResult, hour: number): boolean =>
+  !result.start.isCertain("meridiem") &&
+  hour >= 1 &&
+  hour <= 7 &&
+  !/\b0\d[:.]/.test(result.text) &&
+  !/\b(?:am|pm|a\.m\.|p\.m\.|morning|evening|afternoon|tonight)\b/i.test(result.text);
+
+/** An all-day due date; "next week" alone is its Monday, its Friday the alternative. */
+function dueDate(
+  result: chrono.ParsedResult,
+  date: Temporal.PlainDate,
+  reference: Reference,
+  ambiguities: QuickTaskAmbiguity[],
+): Temporal.PlainDate {
+  const text = result.text.trim();
+  if (!/^next\s+week$/i.test(text)) return date;
+  const monday = reference.date.add({ days: 8 - reference.date.dayOfWeek });
+  ambiguities.push({ field: "due_date", text, alternatives: [monday.add({ days: 4 }).toString()] });
+  return monday;
+}
+
+/** "on the 31st": the next occurrence of that day of the month, clamped in a shorter month. */
+function readDayOfMonth(line: Line, reference: Reference, ambiguities: QuickTaskAmbiguity[]): Due {
+  const match = /\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b/i.exec(line.masked);
+  const day = match ? Number(match[1]) : 0;
+  if (!match || day < 1 || day > 31) return NO_DUE;
+  markRead(line, match.index, match.index + match[0].length);
+  let month = reference.date.toPlainYearMonth();
+  if (day < reference.date.day) month = month.add({ months: 1 });
+  if (day <= month.daysInMonth) return { due_at: null, due_date: month.toPlainDate({ day }).toString() };
+  let next = month.add({ months: 1 });
+  while (next.daysInMonth < day) next = next.add({ months: 1 });
+  ambiguities.push({ field: "due_date", text: match[0].trim(), alternatives: [next.toPlainDate({ day }).toString()] });
+  return { due_at: null, due_date: month.toPlainDate({ day: month.daysInMonth }).toString() };
+}
+
+/** The title: the text without the parts read and the connector words before them. */
+function titleOf(line: Line): string {
+  const spans = [...line.spans].sort((a, b) => a.start - b.start);
+  let title = "";
+  let pos = 0;
+  for (const span of spans) {
+    if (span.start < pos) {
+      pos = Math.max(pos, span.end);
+      continue;
+    }
+    title += line.text.slice(pos, span.start).replace(CONNECTOR_BEFORE_RE, "");
+    title += " ";
+    pos = span.end;
+  }
+  title += line.text.slice(pos);
+  return cleanTitle(title);
 }
 
 function cleanTitle(raw: string): string {

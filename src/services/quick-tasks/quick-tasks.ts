@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { UserContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
-import { retryWhileStale } from "../../lib/stale";
+import { retryWhileStale } from "../../lib/stale-write-retry";
 import type { QuickTaskCreated, QuickTaskPreview, QuickTaskTargetDatabase } from "../../schemas/quick-tasks";
 import { StructuredOutputError } from "../ai/structured-output";
 import { createTypedBlock } from "../block-writes/writes";
@@ -11,7 +11,13 @@ import { chooseModelParser } from "../settings/quick-task-parser";
 import { readSettings, type SettingsRecord } from "../settings/settings";
 import { parseQuickTaskLocally, type QuickTaskParse } from "./local-parser";
 import { parseQuickTaskWithModel } from "./model-parser";
-import { mapTaskProperties, type PropertyMapping, taskWrite } from "./task-values";
+import {
+  mapTaskProperties,
+  type PlannedReminder,
+  type PropertyMapping,
+  type TaskWrite,
+  taskWrite,
+} from "./task-values";
 import {
   findTaskDatabase,
   installTasksDatabase,
@@ -90,15 +96,14 @@ interface ResolvedTarget {
 }
 
 /**
- * The database a task goes to: the request's `database_id` (404 when the caller cannot use it),
- * else the saved quickTaskDatabaseId while it is usable, else the built-in Tasks database,
- * installed here when `install` (a create) and there is none.
+ * The database a task would go to: the request's `database_id` (404 when the caller cannot use
+ * it), else the saved quickTaskDatabaseId while it is usable, else the built-in Tasks database
+ * (undefined while it is not installed: finding writes nothing).
  */
-async function resolveTarget(
+async function findTarget(
   ctx: UserContext,
   settings: SettingsRecord | undefined,
   requested: string | undefined,
-  install: boolean,
 ): Promise<ResolvedTarget> {
   if (requested)
     return { database: await requireTaskDatabase(ctx, requested), source: "request", installed: false, note: null };
@@ -110,9 +115,19 @@ async function resolveTarget(
     note = `The saved quickTaskDatabaseId (${saved}) is no longer a database you can use (deleted, archived or in the trash): the built-in Tasks database is used`;
   }
   const template = settings?.tasks_database_id ? await findTaskDatabase(ctx, settings.tasks_database_id) : undefined;
-  if (template || !install) return { database: template, source: "template", installed: false, note };
+  return { database: template, source: "template", installed: false, note };
+}
+
+/** The database a task goes to, as `findTarget` finds it, the built-in Tasks database installed when there is none. */
+async function targetForCreate(
+  ctx: UserContext,
+  settings: SettingsRecord | undefined,
+  requested: string | undefined,
+): Promise<ResolvedTarget & { database: TaskDatabase }> {
+  const target = await findTarget(ctx, settings, requested);
+  if (target.database) return { ...target, database: target.database };
   const { database, installed } = await retryWhileStale("Tasks database", () => installTasksDatabase(ctx));
-  return { database, source: "template", installed, note };
+  return { ...target, database, installed };
 }
 
 function targetView(target: ResolvedTarget, mapping: PropertyMapping, placeholder: boolean): QuickTaskTargetDatabase {
@@ -170,33 +185,39 @@ function sensibleParse(parse: QuickTaskParse, text: string): QuickTaskParse {
 const referenceOf = (ctx: UserContext, input: QuickTaskInput): Date =>
   input.reference_at ? new Date(input.reference_at) : ctx.now();
 
+/** What a quick task would be, before anything is written. */
+interface QuickTaskPlan {
+  mapping: PropertyMapping;
+  write: TaskWrite;
+  /** The answer of a preview. */
+  preview: QuickTaskPreview;
+}
+
 /**
- * Parses and, when `create`, writes the task. A preview writes nothing (not even the built-in
- * Tasks database: its mapping is shown with null ids). `preview=1` on the preview route with the
- * user's quickTaskSkipPreview set creates instead (`skipped_preview`).
+ * Parses the text and plans the row for `target`. Writes nothing: before the built-in Tasks
+ * database is installed its mapping is shown with null ids.
  */
-export async function captureQuickTask(
+async function planQuickTask(
   ctx: UserContext,
+  settings: SettingsRecord | undefined,
   input: QuickTaskInput,
-  mode: { create: boolean } | { previewMarked: boolean },
-): Promise<QuickTaskOutcome> {
-  const settings = await readSettings(ctx);
-  const skippedPreview = "previewMarked" in mode && mode.previewMarked && settings?.quick_task_skip_preview === 1;
-  const create = ("create" in mode && mode.create) || skippedPreview;
-  const referenceAt = referenceOf(ctx, input);
-  // The target first: a database the caller cannot use is a 404 before any model is paid for.
-  const target = await resolveTarget(ctx, settings, input.database_id, create);
-  const parsed = await parseText(ctx, settings, input, referenceAt);
-  const { parser, fallbackReason } = parsed;
-  const parse = sensibleParse(parsed.parse, input.text);
+  referenceAt: Date,
+  target: ResolvedTarget,
+): Promise<QuickTaskPlan> {
+  const { parse: rawParse, parser, fallbackReason } = await parseText(ctx, settings, input, referenceAt);
+  const parse = sensibleParse(rawParse, input.text);
   const properties = target.database?.schema.properties ?? templateProperties();
   const mapping = mapTaskProperties(properties);
-  const scheduleId = `quick_task_${newId()}`;
-  // A reminder's source property must be a schema record: an older inline schema has none.
-  const write = taskWrite(parse, properties, mapping, input.timezone, scheduleId, {
+  const write = taskWrite({
+    parse,
+    properties,
+    mapping,
+    timeZone: input.timezone,
+    scheduleId: `quick_task_${newId()}`,
+    // A reminder's source property must be a schema record: an older inline schema has none.
     remindersAllowed: !target.database?.schema.legacy,
   });
-  const outcome: QuickTaskPreview = {
+  const preview: QuickTaskPreview = {
     parse: { ...parse, ambiguities: [...parse.ambiguities, ...write.ambiguities] },
     parser,
     parser_fallback_reason: fallbackReason,
@@ -204,28 +225,61 @@ export async function captureQuickTask(
     created: false,
     skipped_preview: false,
   };
-  if (!create || !target.database) return outcome;
+  return { mapping, write, preview };
+}
 
-  const database = target.database;
-  const rowId = newId();
-  let upsert: ReminderUpsert | undefined;
-  if (write.reminder && mapping.due?.id) {
-    upsert = reminderUpsert(ctx, {
-      target_block_id: rowId,
-      source_property_id: mapping.due.id,
-      remind_at: write.reminder.remindAt,
-      due_at: write.reminder.dueAt,
-      timezone: input.timezone,
-      channel: "push",
-      metadata: {
-        version: 1,
-        source: "database_date_property",
-        schedule_id: write.reminder.scheduleId,
-        reminder_offset: write.reminder.offset,
-        ...(write.reminder.time ? { reminder_time: write.reminder.time } : {}),
-      },
-    });
+/**
+ * Parses the text and answers what the task would be, writing nothing (not even the built-in
+ * Tasks database). A preview marked (`preview=1`) by a user whose quickTaskSkipPreview is set
+ * creates the task instead (`skipped_preview`).
+ */
+export async function previewQuickTask(
+  ctx: UserContext,
+  input: QuickTaskInput,
+  options: { previewMarked: boolean },
+): Promise<QuickTaskOutcome> {
+  const settings = await readSettings(ctx);
+  if (options.previewMarked && settings?.quick_task_skip_preview === 1) {
+    return createWithSettings(ctx, settings, input, { skippedPreview: true });
   }
+  const referenceAt = referenceOf(ctx, input);
+  // The target first: a database the caller cannot use is a 404 before any model is paid for.
+  const target = await findTarget(ctx, settings, input.database_id);
+  return (await planQuickTask(ctx, settings, input, referenceAt, target)).preview;
+}
+
+/** Parses the text and writes the task, with its reminder when it has one, in one atomic batch. */
+export async function createQuickTask(ctx: UserContext, input: QuickTaskInput): Promise<QuickTaskCreated> {
+  return createWithSettings(ctx, await readSettings(ctx), input, { skippedPreview: false });
+}
+
+async function createWithSettings(
+  ctx: UserContext,
+  settings: SettingsRecord | undefined,
+  input: QuickTaskInput,
+  options: { skippedPreview: boolean },
+): Promise<QuickTaskCreated> {
+  const referenceAt = referenceOf(ctx, input);
+  // The target first: a database the caller cannot use is a 404 before any model is paid for.
+  const target = await targetForCreate(ctx, settings, input.database_id);
+  const plan = await planQuickTask(ctx, settings, input, referenceAt, target);
+  const { block, schema, reminder } = await writeTask(ctx, input, target.database, plan);
+  return {
+    ...plan.preview,
+    created: true as const,
+    skipped_preview: options.skippedPreview,
+    task: await presentPage(ctx, block, schema),
+    reminder: reminder ? await afterReminderWrite(ctx, reminder.id) : null,
+  };
+}
+
+/** Writes the planned row to `database`, and its reminder record in the same batch. */
+async function writeTask(ctx: UserContext, input: QuickTaskInput, database: TaskDatabase, plan: QuickTaskPlan) {
+  const { mapping, write } = plan;
+  const rowId = newId();
+  const dueId = mapping.due?.id;
+  const reminder =
+    write.reminder && dueId ? reminderRecord(ctx, rowId, dueId, write.reminder, input.timezone) : undefined;
   const { block, schema } = await createTypedBlock(
     ctx,
     {
@@ -238,16 +292,34 @@ export async function captureQuickTask(
       content: write.content,
     },
     {
-      alsoInBatch: () => (upsert ? [upsert.statement] : []),
+      alsoInBatch: () => (reminder ? [reminder.statement] : []),
       // The reminder lands with the row or neither does: its date property must still be there.
-      guard: upsert && mapping.due?.id ? dueStillDate(database.id, mapping.due.id) : undefined,
+      guard: reminder && dueId ? dueStillDate(database.id, dueId) : undefined,
     },
   );
-  return {
-    ...outcome,
-    created: true as const,
-    skipped_preview: skippedPreview,
-    task: await presentPage(ctx, block, schema),
-    reminder: upsert ? await afterReminderWrite(ctx, upsert.id) : null,
-  };
+  return { block, schema, reminder };
 }
+
+/** The reminder record of a new row, sourced from its due date property. */
+const reminderRecord = (
+  ctx: UserContext,
+  rowId: string,
+  dueId: string,
+  reminder: PlannedReminder,
+  timezone: string,
+): ReminderUpsert =>
+  reminderUpsert(ctx, {
+    target_block_id: rowId,
+    source_property_id: dueId,
+    remind_at: reminder.remindAt,
+    due_at: reminder.dueAt,
+    timezone,
+    channel: "push",
+    metadata: {
+      version: 1,
+      source: "database_date_property",
+      schedule_id: reminder.scheduleId,
+      reminder_offset: reminder.offset,
+      ...(reminder.time ? { reminder_time: reminder.time } : {}),
+    },
+  });

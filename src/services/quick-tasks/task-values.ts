@@ -188,112 +188,140 @@ function choiceValue(
   return { value: property.type === "multi_select" ? [{ id: option.id }] : { id: option.id } };
 }
 
+/** What `taskWrite` turns into a row. */
+export interface TaskWriteInput {
+  parse: QuickTaskParse;
+  /** The target database's properties. */
+  properties: PropertyDefinition[];
+  /** Which of them take each part of the task (`mapTaskProperties`). */
+  mapping: PropertyMapping;
+  timeZone: string;
+  /** Names the reminder's schedule (in the date value and the reminder record alike). */
+  scheduleId: string;
+  /** False for a database with an older inline schema: a reminder's source property must be a schema record. */
+  remindersAllowed: boolean;
+}
+
+/** The row being written: values by property id, and what the database could not take. */
+interface RowDraft {
+  values: Record<string, unknown>;
+  ambiguities: QuickTaskAmbiguity[];
+}
+
+/** The row a parse makes in a database with these properties, part by part. */
+export function taskWrite(input: TaskWriteInput): TaskWrite {
+  const { parse, mapping } = input;
+  const propertyOf = (mapped: MappedProperty | null) => mappedProperty(input.properties, mapped);
+  const row: RowDraft = { values: {}, ambiguities: [] };
+  writeTitle(row, propertyOf(mapping.title), parse.title);
+  writeStatusTodo(row, propertyOf(mapping.status));
+  const reminder = writeDue(row, propertyOf(mapping.due), input);
+  if (parse.priority) writePriority(row, propertyOf(mapping.priority), parse.priority);
+  const content = parse.notes ? writeNotes(row, propertyOf(mapping.notes), parse.notes) : undefined;
+  if (reminder) writeReminderProperty(row, propertyOf(mapping.reminder), reminder);
+  return { properties: row.values, content, ambiguities: row.ambiguities, reminder };
+}
+
+/** The database's property a mapping names: by id, or by name before the built-in Tasks database is installed. */
+const mappedProperty = (properties: PropertyDefinition[], mapped: MappedProperty | null) =>
+  mapped
+    ? properties.find((property) => property.id === mapped.id || (mapped.id === null && property.name === mapped.name))
+    : undefined;
+
+const leftOutForLackOf = (row: RowDraft, field: TaskField, said: string): void => {
+  row.ambiguities.push({
+    field,
+    text: `The database has no ${field} property for '${said}': left out`,
+    alternatives: [],
+  });
+};
+
+const noReminder = (row: RowDraft, why: string): void => {
+  row.ambiguities.push({ field: "reminder_offset", text: `${why}: no reminder made`, alternatives: [] });
+};
+
+const asksForReminder = (parse: QuickTaskParse): boolean =>
+  Boolean(parse.reminder_offset && parse.reminder_offset !== "none");
+
+function writeTitle(row: RowDraft, property: PropertyDefinition | undefined, title: string): void {
+  if (property) row.values[property.id] = title;
+  else leftOutForLackOf(row, "title", title);
+}
+
+/** A new task starts in the status option that means "to do", when the database has one. */
+function writeStatusTodo(row: RowDraft, property: PropertyDefinition | undefined): void {
+  const todo = property && optionFor(property, ["todo", "to do", "not started", "backlog", "open"]);
+  if (property && todo) row.values[property.id] = { id: todo.id };
+}
+
 /**
- * The row a parse makes in a database with these properties. `scheduleId` names the reminder's
- * schedule (in the date value and the reminder record alike).
+ * The due date, with its reminder schedule when a reminder is planned; returns that reminder.
+ * A reminder is planned only for a due date the database has a property for.
  */
-export function taskWrite(
-  parse: QuickTaskParse,
-  properties: PropertyDefinition[],
-  mapping: PropertyMapping,
-  timeZone: string,
-  scheduleId: string,
-  options: { remindersAllowed: boolean } = { remindersAllowed: true },
-): TaskWrite {
-  const byId = (mapped: MappedProperty | null) =>
-    mapped
-      ? properties.find(
-          (property) => property.id === mapped.id || (mapped.id === null && property.name === mapped.name),
-        )
-      : undefined;
-  const values: Record<string, unknown> = {};
-  const ambiguities: QuickTaskAmbiguity[] = [];
-  const keyOf = (property: PropertyDefinition) => property.id;
-  const missing = (field: TaskField, said: string) =>
-    ambiguities.push({
-      field,
-      text: `The database has no ${field} property for '${said}': left out`,
-      alternatives: [],
-    });
-
-  const title = byId(mapping.title);
-  if (title) values[keyOf(title)] = parse.title;
-  else missing("title", parse.title);
-
-  const status = byId(mapping.status);
-  if (status) {
-    const todo = optionFor(status, ["todo", "to do", "not started", "backlog", "open"]);
-    if (todo) values[keyOf(status)] = { id: todo.id };
-  }
-
-  const due = byId(mapping.due);
+function writeDue(
+  row: RowDraft,
+  property: PropertyDefinition | undefined,
+  input: TaskWriteInput,
+): PlannedReminder | null {
+  const { parse } = input;
   const dueText = parse.due_at ?? parse.due_date;
-  const planned = dueText && due && options.remindersAllowed ? plannedReminder(parse, timeZone, scheduleId) : null;
-  if (dueText && due && !options.remindersAllowed && parse.reminder_offset && parse.reminder_offset !== "none") {
-    ambiguities.push({
-      field: "reminder_offset",
-      text: "Reminders need a database with schema records (this one has an older inline schema): no reminder made",
-      alternatives: [],
-    });
+  const planned =
+    dueText && property && input.remindersAllowed ? plannedReminder(parse, input.timeZone, input.scheduleId) : null;
+  if (dueText && property && !input.remindersAllowed && asksForReminder(parse)) {
+    noReminder(row, "Reminders need a database with schema records (this one has an older inline schema)");
   }
+  if (planned === "out_of_range") noReminder(row, "The reminder would fall outside 1970 to 2099");
   const reminder = planned === "out_of_range" ? null : planned;
-  if (planned === "out_of_range") {
-    ambiguities.push({
-      field: "reminder_offset",
-      text: "The reminder would fall outside 1970 to 2099: no reminder made",
-      alternatives: [],
-    });
+  if (!dueText) {
+    if (asksForReminder(parse)) noReminder(row, "A reminder without a due date");
+  } else if (!property) {
+    leftOutForLackOf(row, "due", dueText);
+  } else {
+    row.values[property.id] = reminder
+      ? {
+          start: dueText,
+          reminder: reminder.offset,
+          reminder_schedules: [
+            { id: reminder.scheduleId, offset: reminder.offset, ...(reminder.time ? { time: reminder.time } : {}) },
+          ],
+        }
+      : { start: dueText };
   }
-  if (dueText) {
-    if (!due) missing("due", dueText);
-    else {
-      values[keyOf(due)] = reminder
-        ? {
-            start: dueText,
-            reminder: reminder.offset,
-            reminder_schedules: [
-              { id: reminder.scheduleId, offset: reminder.offset, ...(reminder.time ? { time: reminder.time } : {}) },
-            ],
-          }
-        : { start: dueText };
-    }
-  } else if (parse.reminder_offset && parse.reminder_offset !== "none") {
-    ambiguities.push({
-      field: "reminder_offset",
-      text: "A reminder without a due date: no reminder made",
-      alternatives: [],
-    });
-  }
+  return reminder;
+}
 
-  if (parse.priority) {
-    const property = byId(mapping.priority);
-    if (!property) missing("priority", parse.priority);
-    else {
-      const { value, ambiguity } = choiceValue("priority", property, capitalized(parse.priority), [parse.priority]);
-      if (ambiguity) ambiguities.push(ambiguity);
-      else values[keyOf(property)] = value;
-    }
+function writePriority(row: RowDraft, property: PropertyDefinition | undefined, priority: string): void {
+  if (!property) {
+    leftOutForLackOf(row, "priority", priority);
+    return;
   }
+  const { value, ambiguity } = choiceValue("priority", property, capitalized(priority), [priority]);
+  if (ambiguity) row.ambiguities.push(ambiguity);
+  else row.values[property.id] = value;
+}
 
-  let content: unknown[] | undefined;
-  if (parse.notes) {
-    const property = byId(mapping.notes);
-    if (property) values[keyOf(property)] = parse.notes;
-    else content = [{ type: "paragraph", children: [{ text: parse.notes }] }];
-  }
+/** The notes go to the notes property; without one they become the page body, which is returned. */
+function writeNotes(row: RowDraft, property: PropertyDefinition | undefined, notes: string): unknown[] | undefined {
+  if (!property) return [{ type: "paragraph", children: [{ text: notes }] }];
+  row.values[property.id] = notes;
+  return undefined;
+}
 
-  const reminderProperty = byId(mapping.reminder);
-  if (reminder && reminderProperty) {
+/** A property named like a reminder shows the planned one: checked, its instant, or its offset's option. */
+function writeReminderProperty(
+  row: RowDraft,
+  property: PropertyDefinition | undefined,
+  reminder: PlannedReminder,
+): void {
+  if (!property) return;
+  if (property.type === "checkbox") row.values[property.id] = true;
+  else if (property.type === "date") row.values[property.id] = { start: reminder.remindAt };
+  else {
     const label = REMINDER_OFFSET_LABELS.find(([key]) => key === reminder.offset)?.[1] ?? reminder.offset;
-    if (reminderProperty.type === "checkbox") values[keyOf(reminderProperty)] = true;
-    else if (reminderProperty.type === "date") values[keyOf(reminderProperty)] = { start: reminder.remindAt };
-    else {
-      const { value, ambiguity } = choiceValue("reminder", reminderProperty, label, [label, reminder.offset]);
-      if (ambiguity) ambiguities.push(ambiguity);
-      else values[keyOf(reminderProperty)] = value;
-    }
+    const { value, ambiguity } = choiceValue("reminder", property, label, [label, reminder.offset]);
+    if (ambiguity) row.ambiguities.push(ambiguity);
+    else row.values[property.id] = value;
   }
-  return { properties: values, content, ambiguities, reminder };
 }
 
 const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

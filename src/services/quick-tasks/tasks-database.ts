@@ -4,9 +4,9 @@ import type { RawRow } from "../../db/rows";
 import type { blocks } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { notFound, unauthorized } from "../../lib/errors";
-import { StaleWrite } from "../../lib/stale";
+import { StaleWrite } from "../../lib/stale-write-retry";
 import { createBlock } from "../blocks/commands";
-import { parseProperties } from "../blocks/record";
+import { parseProperties } from "../blocks/presenter";
 import { visibleTo } from "../blocks/visibility";
 import {
   type DatabaseSchema,

@@ -5,9 +5,9 @@ import { newId } from "../../lib/ids";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { propertyPathOfColumn } from "../databases/property-path";
 import { titleText } from "../pages/pages";
+import { dueAtOf, firingKey, isoOrNull, type ReminderRecord, seriesOf, timingOf } from "./presenter";
 import { sendOwedPushes } from "./push-delivery";
 import { type QueuedFiring, queuedFiring, reminderQueueOf } from "./queue";
-import { dueAtOf, firingKey, isoOrNull, type ReminderRecord, seriesOf, timingOf } from "./records";
 import { afterFiring, afterSkipping, isLive, LIVE_STATUS_LIST } from "./states";
 
 // Firing: what a user's ReminderQueue does on its alarm, and the cron sweep that makes sure

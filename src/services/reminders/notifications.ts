@@ -4,7 +4,7 @@ import type { RawRow } from "../../db/rows";
 import type { notifications } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
+import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
 import type { Notification } from "../../schemas/reminders";
 
 // The in-app inbox: every fired reminder lands here (services/reminders/firing.ts), whatever
@@ -41,7 +41,7 @@ export async function listNotifications(
   ctx: UserContext,
   filters: { unread?: boolean },
   window: PageWindow,
-): Promise<Page<Notification>> {
+): Promise<ResultPage<Notification>> {
   const conditions: SQL[] = [sql`n.user_id = ${ctx.actor.userId}`];
   if (filters.unread !== undefined)
     conditions.push(filters.unread ? sql`n.read_at IS NULL` : sql`n.read_at IS NOT NULL`);

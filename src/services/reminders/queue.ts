@@ -1,5 +1,5 @@
 import type { RequestContext } from "../../lib/context";
-import { firingKey } from "./records";
+import { firingKey } from "./presenter";
 
 /** One due firing of a reminder: a reminder id and which occurrence of it. */
 export interface QueuedFiring {

@@ -8,14 +8,13 @@ import {
   type Listing,
   listingQueries,
   type OrderKey,
-  type Page,
   type PageWindow,
+  type ResultPage,
   readPage,
 } from "../../lib/pagination";
-import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import type { CreateReminderInput, Reminder, ReminderStatus, UpdateReminderInput } from "../../schemas/reminders";
 import { isActive, visibleTo } from "../blocks/visibility";
-import { queuedFiring, tellQueue } from "./queue";
 import {
   isoOrNull,
   localDistanceMs,
@@ -24,7 +23,8 @@ import {
   type ReminderRecord,
   seriesOf,
   timingOf,
-} from "./records";
+} from "./presenter";
+import { queuedFiring, tellQueue } from "./queue";
 import { afterDismissOccurrence, initialTiming, isLive, LIVE_STATUS_LIST, type Series, type Timing } from "./states";
 
 // Reminders are personal: every statement is scoped to the caller's user id, so another
@@ -204,7 +204,7 @@ export async function listReminders(
   ctx: UserContext,
   filters: ReminderFilters,
   window: PageWindow,
-): Promise<Page<Reminder>> {
+): Promise<ResultPage<Reminder>> {
   const conditions: SQL[] = [sql`r.user_id = ${ctx.actor.userId}`];
   if (filters.status) conditions.push(sql`r.status = ${filters.status}`);
   if (filters.target_block_id) conditions.push(sql`r.target_block_id = ${filters.target_block_id}`);
@@ -232,7 +232,7 @@ export async function listDueReminders(
   ctx: UserContext,
   before: string | undefined,
   window: PageWindow,
-): Promise<Page<Reminder>> {
+): Promise<ResultPage<Reminder>> {
   const at = (before === undefined ? ctx.now() : new Date(before)).toISOString();
   const listing: Listing = {
     name: "reminders.due",
@@ -248,7 +248,12 @@ export async function listDueReminders(
   );
 }
 
-async function listWhere(ctx: UserContext, listing: Listing, where: SQL, window: PageWindow): Promise<Page<Reminder>> {
+async function listWhere(
+  ctx: UserContext,
+  listing: Listing,
+  where: SQL,
+  window: PageWindow,
+): Promise<ResultPage<Reminder>> {
   const [page, count] = await listingQueries(
     ctx,
     listing,

@@ -3,8 +3,8 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { type Listing, listingQueries, type Page, type PageWindow, readPage } from "../../lib/pagination";
-import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
+import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import type { SyncedBlock, SyncedBlockStatus } from "../../schemas/synced-blocks";
 import { blockNotFound } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";
@@ -199,7 +199,7 @@ export async function listInstances(
   sourceBlockId: string,
   window: PageWindow,
   status?: SyncedBlockStatus,
-): Promise<Page<SyncedBlock>> {
+): Promise<ResultPage<SyncedBlock>> {
   const listing: Listing = {
     name: "synced-blocks.instances",
     filters: { sourceBlockId, status: status ?? null },

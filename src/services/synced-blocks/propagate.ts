@@ -2,11 +2,11 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict } from "../../lib/errors";
-import { retryWhileStale, StaleWrite } from "../../lib/stale";
+import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import type { PropagateResult } from "../../schemas/synced-blocks";
 import { DUPLICATE_MAX_BLOCKS } from "../blocks/commands";
+import type { BlockRecord } from "../blocks/presenter";
 import { blockNotFound } from "../blocks/queries";
-import type { BlockRecord } from "../blocks/record";
 import { activeSubtree, firstOfEach, type SubtreeRow, visibleChildSteps } from "../blocks/subtree";
 import { visibleTo } from "../blocks/visibility";
 import { copySchemaRecords } from "../databases/schema-records";
@@ -108,7 +108,49 @@ export function propagate(ctx: UserContext, source: string): Promise<PropagateRe
   return retryWhileStale("source block or its instances", () => attempt(ctx, source));
 }
 
+/** One read, then one guarded batch; a StaleWrite when what was read changed before the write. */
 async function attempt(ctx: UserContext, source: string): Promise<PropagateResult> {
+  const read = await readPropagation(ctx, source);
+  checkSource(read, source);
+  const { targets, skipped } = splitLinks(read.links);
+  const timestamp = ctx.now().toISOString();
+  const result = (updated: string[], copied: number): PropagateResult => ({
+    source_block_id: source,
+    updated: updated.length,
+    instance_block_ids: updated,
+    skipped_instance_block_ids: skipped,
+    copied_blocks: copied,
+    last_synced_at: timestamp,
+  });
+  if (targets.length === 0) return result([], 0);
+  if (read.hazards.length > 0) {
+    throw conflict("Some instances overlap the source or each other: move or unlink them first", {
+      hazards: read.hazards,
+    });
+  }
+  const descendants = firstOfEach(read.found).slice(1);
+  checkSize(read, targets, descendants);
+  const copies = planCopies(source, targets, descendants);
+  const updated = await writePropagation(
+    ctx,
+    propagationBatch(ctx, source, read.signature, copies, timestamp),
+    targets,
+  );
+  return result(updated, copies.count * updated.length);
+}
+
+/** What a propagation reads, in one round trip. */
+interface PropagationRead {
+  /** The source (depth 0) and its active visible descendants, with their types; one more than the limit at most. */
+  found: NodeRow[];
+  /** The instances that follow the source, with their types; one more than the limit at most. */
+  links: { id: string; type: string }[];
+  /** The state the guard compares (SIGNATURE), as read. */
+  signature: string;
+  hazards: { instance_block_id: string; reason: string }[];
+}
+
+async function readPropagation(ctx: UserContext, source: string): Promise<PropagationRead> {
   const sets = propagationSets(ctx, source);
   const [found, links, signatures, hazards] = await batchAll<
     [NodeRow, { id: string; type: string }, { signature: string }, { instance_block_id: string; reason: string }]
@@ -123,72 +165,114 @@ async function attempt(ctx: UserContext, source: string): Promise<PropagateResul
     sql`${sets} SELECT ${SIGNATURE} AS signature`,
     sql`${sets} ${HAZARDS} ORDER BY instance_block_id LIMIT ${MAX_HAZARDS}`,
   ]);
-  const root = found[0];
+  return { found, links, signature: signatures[0]?.signature ?? "", hazards };
+}
+
+const isUnsyncable = (type: string): boolean => (UNSYNCABLE_TYPES as readonly string[]).includes(type);
+
+/** The source is visible and still of a syncable type. */
+function checkSource(read: PropagationRead, source: string): void {
+  const root = read.found[0];
   if (root?.depth !== 0) throw blockNotFound(source);
-  if ((UNSYNCABLE_TYPES as readonly string[]).includes(root.type)) {
+  if (isUnsyncable(root.type)) {
     throw conflict("The source has become a database or a database row: it cannot be propagated", {
       id: source,
       type: root.type,
     });
   }
-  const isTarget = (link: { type: string }) => !(UNSYNCABLE_TYPES as readonly string[]).includes(link.type);
-  const targets = links.filter(isTarget).map((link) => link.id);
-  const skipped = links.filter((link) => !isTarget(link)).map((link) => link.id);
-  const timestamp = ctx.now().toISOString();
-  const result = (updated: string[], copied: number): PropagateResult => ({
-    source_block_id: source,
-    updated: updated.length,
-    instance_block_ids: updated,
-    skipped_instance_block_ids: skipped,
-    copied_blocks: copied,
-    last_synced_at: timestamp,
-  });
-  if (targets.length === 0) return result([], 0);
-  if (hazards.length > 0) {
-    throw conflict("Some instances overlap the source or each other: move or unlink them first", { hazards });
-  }
+}
 
-  const descendants = firstOfEach(found).slice(1);
+/** The instances updated, and those skipped for having become a database or a row since they were linked. */
+function splitLinks(links: PropagationRead["links"]): { targets: string[]; skipped: string[] } {
+  return {
+    targets: links.filter((link) => !isUnsyncable(link.type)).map((link) => link.id),
+    skipped: links.filter((link) => isUnsyncable(link.type)).map((link) => link.id),
+  };
+}
+
+function checkSize(read: PropagationRead, targets: string[], descendants: NodeRow[]): void {
   const written = targets.length * (descendants.length + 1);
-  if (found.length > PROPAGATE_MAX_BLOCKS || links.length > PROPAGATE_MAX_BLOCKS || written > PROPAGATE_MAX_BLOCKS) {
+  if (
+    read.found.length > PROPAGATE_MAX_BLOCKS ||
+    read.links.length > PROPAGATE_MAX_BLOCKS ||
+    written > PROPAGATE_MAX_BLOCKS
+  ) {
     throw badRequest(`Cannot write more than ${PROPAGATE_MAX_BLOCKS} blocks in one propagation`, {
       instances: targets.length,
       subtree_blocks: descendants.length,
       max_blocks: PROPAGATE_MAX_BLOCKS,
     });
   }
+}
 
+/** The copies a propagation writes, as the JSON parameters and id prefix its statements take. */
+interface CopyPlan {
+  /** The instances, as JSON: `t.key` is a target's index. */
+  targetsJson: string;
+  /** Each descendant as [source id, parent, database] (see `planCopies`), as JSON: `n.key` is its index. */
+  nodesJson: string;
+  /** Descendants copied under each target. */
+  count: number;
+  prefix: string;
+  /** `[{source_id, id}]` of every copied database, for its schema records; null when none is copied. */
+  databaseCopies: string | null;
+}
+
+function planCopies(source: string, targets: string[], descendants: NodeRow[]): CopyPlan {
   // Each descendant as [source id, parent, database]: a reference is the index of the
   // copied block it points to, -1 for the source (the instance, in the copy), or null
   // to keep the block's own value (a reference outside the subtree).
   const index = new Map(descendants.map((node, i) => [node.id, i]));
   const ref = (id: string | null) => (id === null ? null : id === source ? -1 : (index.get(id) ?? null));
-  const nodesJson = JSON.stringify(descendants.map((node) => [node.id, ref(node.parent_id), ref(node.database_id)]));
-  const targetsJson = JSON.stringify(targets);
   const count = descendants.length;
   const prefix = crypto.randomUUID().slice(0, 24);
+  const databases = descendants.flatMap((node, n) => (node.type === "database" ? [n] : []));
+  return {
+    targetsJson: JSON.stringify(targets),
+    nodesJson: JSON.stringify(descendants.map((node) => [node.id, ref(node.parent_id), ref(node.database_id)])),
+    count,
+    prefix,
+    databaseCopies:
+      databases.length === 0
+        ? null
+        : JSON.stringify(
+            targets.flatMap((_, t) =>
+              databases.map((n) => ({ source_id: descendants[n]?.id, id: copyId(prefix, t * count + n) })),
+            ),
+          ),
+  };
+}
+
+/** The batch's statement that updates the instances (RETURNING id): what `writePropagation` reads. */
+const INSTANCES_UPDATE = 3;
+
+/**
+ * The batch: the guard, then each instance's replaced descendants detached or deleted, the
+ * instances updated, the copies inserted (with their databases' schema records), the links stamped.
+ */
+function propagationBatch(
+  ctx: UserContext,
+  source: string,
+  signature: string,
+  copies: CopyPlan,
+  timestamp: string,
+): SQL[] {
+  const { targetsJson, nodesJson, count, prefix } = copies;
   // The copy of descendant n under target t is copy number t * count + n.
   const copyRef = (slot: 1 | 2, own: SQL) => {
     const at = sql.raw(`n.value ->> '$[${slot}]'`);
     return sql`CASE WHEN ${at} IS NULL THEN ${own} WHEN ${at} < 0 THEN t.value
       ELSE ${copyIdSql(prefix, sql`t.key * ${count} + ${at}`)} END`;
   };
-  const databases = descendants.flatMap((node, n) => (node.type === "database" ? [n] : []));
-  const databaseCopies = JSON.stringify(
-    targets.flatMap((_, t) =>
-      databases.map((n) => ({ source_id: descendants[n]?.id, id: copyId(prefix, t * count + n) })),
-    ),
-  );
   // Each target's descendants that are replaced (visible ones, in any state), as a DELETE would take them.
   const old = sql`WITH RECURSIVE targets(id) AS (SELECT value FROM json_each(${targetsJson})),
     old(id) AS (
       ${visibleChildSteps(ctx.actor, "targets")}
       UNION ${visibleChildSteps(ctx.actor, "old")}
     )`;
-
-  const statements: SQL[] = [
+  return [
     // The guard: fails the batch (integer overflow) unless the state read still holds and is safe.
-    sql`${sets} SELECT abs(CASE WHEN ${SIGNATURE} = ${signatures[0]?.signature ?? ""}
+    sql`${propagationSets(ctx, source)} SELECT abs(CASE WHEN ${SIGNATURE} = ${signature}
       AND NOT EXISTS (${HAZARDS}) THEN 0 ELSE -9223372036854775807 - 1 END) AS fresh`,
     // Blocks the caller cannot see under replaced ones are detached to the top level, as DELETE does.
     sql`${old} UPDATE blocks AS b SET
@@ -197,6 +281,7 @@ async function attempt(ctx: UserContext, source: string): Promise<PropagateResul
       WHERE (b.parent_id IN (SELECT id FROM old) OR b.database_id IN (SELECT id FROM old))
         AND NOT (${visibleTo(ctx.actor)})`,
     sql`${old} DELETE FROM blocks WHERE id IN (SELECT id FROM old)`,
+    // The instances updated (INSTANCES_UPDATE): their ids returned, to count what was written.
     sql`UPDATE blocks AS b SET type = src.type, properties = src.properties, content = src.content,
         last_edited_by = ${ctx.actor.userId}, updated_at = ${timestamp}
       FROM (SELECT type, properties, content FROM blocks WHERE id = ${source}) AS src
@@ -210,16 +295,19 @@ async function attempt(ctx: UserContext, source: string): Promise<PropagateResul
         ${timestamp}, ${timestamp}
       FROM json_each(${targetsJson}) t JOIN blocks i ON i.id = t.value
       CROSS JOIN json_each(${nodesJson}) n JOIN blocks b ON b.id = n.value ->> '$[0]'`,
-    ...(databases.length > 0 ? [copySchemaRecords({ copies: databaseCopies, timestamp })] : []),
+    ...(copies.databaseCopies !== null ? [copySchemaRecords({ copies: copies.databaseCopies, timestamp })] : []),
     sql`UPDATE synced_blocks SET last_synced_at = ${timestamp}
       WHERE source_block_id = ${source} AND status = 'synced'
         AND instance_block_id IN (SELECT value FROM json_each(${targetsJson}))`,
   ];
+}
+
+/** Runs the batch; the targets it updated, in order. A guard that failed is a StaleWrite (retried). */
+async function writePropagation(ctx: UserContext, batch: SQL[], targets: string[]): Promise<string[]> {
   try {
-    const results = await batchAll<unknown[]>(ctx.db, statements);
-    const returned = new Set((results[3] as { id: string }[]).map((row) => row.id));
-    const updated = targets.filter((id) => returned.has(id));
-    return result(updated, count * updated.length);
+    const results = await batchAll<unknown[]>(ctx.db, batch);
+    const returned = new Set((results[INSTANCES_UPDATE] as { id: string }[]).map((row) => row.id));
+    return targets.filter((id) => returned.has(id));
   } catch (error) {
     if (isStale(error)) throw new StaleWrite();
     throw error;

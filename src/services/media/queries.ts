@@ -1,38 +1,20 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
-import type { RawRow } from "../../db/rows";
-import type { media } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
 import { badRequest, notFound } from "../../lib/errors";
 import {
   type Listing,
   listingQueries,
   type OrderKey,
-  type Page,
   type PageWindow,
+  type ResultPage,
   readPage,
 } from "../../lib/pagination";
 import type { MediaFile } from "../../schemas/media";
+import { type MediaRecord, presentMedia } from "./presenter";
 
 // Media records as the API sees them: a caller's own records that are `ready` (an upload whose
 // object is written, not being deleted). Ownership and state are part of every query.
-
-/** The stored row. */
-export type MediaRecord = RawRow<typeof media, { state: "uploading" | "ready" | "deleting" }>;
-
-export const presentMedia = (record: MediaRecord): MediaFile => ({
-  id: record.id,
-  bucket: record.bucket,
-  path: record.path,
-  filename: record.filename,
-  content_type: record.content_type,
-  size: record.size,
-  sha256: record.sha256,
-  metadata: JSON.parse(record.metadata) as Record<string, unknown>,
-  created_by: record.created_by,
-  created_at: record.created_at,
-  updated_at: record.updated_at,
-});
 
 /** The caller's own records, as the API shows them: ready ones only. */
 export const ownReady = (ctx: UserContext, alias = "m"): SQL =>
@@ -67,7 +49,7 @@ async function listWhere(
   listing: Omit<Listing, "keys">,
   where: SQL,
   window: PageWindow,
-): Promise<Page<MediaFile>> {
+): Promise<ResultPage<MediaFile>> {
   const list: Listing = { ...listing, keys: NEWEST_FIRST };
   const [records, counts] = await batchAll<[MediaRecord, { total: number }]>(
     ctx.db,
@@ -77,7 +59,7 @@ async function listWhere(
 }
 
 /** One page of the caller's media, newest first: one round trip. */
-export const listMedia = (ctx: UserContext, window: PageWindow): Promise<Page<MediaFile>> =>
+export const listMedia = (ctx: UserContext, window: PageWindow): Promise<ResultPage<MediaFile>> =>
   listWhere(ctx, { name: "media", filters: {} }, ownReady(ctx), window);
 
 export interface MediaSearch {
@@ -128,7 +110,7 @@ function storedInstant(text: string, field: string): string {
  * Words match as substrings, ignoring the case of ASCII letters. Reads the caller's records by
  * the owner index; the cost grows with the number of the caller's files, not everyone's.
  */
-export function searchMedia(ctx: UserContext, search: MediaSearch, window: PageWindow): Promise<Page<MediaFile>> {
+export function searchMedia(ctx: UserContext, search: MediaSearch, window: PageWindow): Promise<ResultPage<MediaFile>> {
   const conditions = [ownReady(ctx), ...searchWords(search.q).map(mentions)];
   if (search.content_type) {
     const prefix = search.content_type.toLowerCase();

@@ -5,6 +5,9 @@ import type { RecurrenceRule } from "../../domain/recurrence-rule";
 import type { Reminder, ReminderStatus } from "../../schemas/reminders";
 import type { Series, Timing } from "./states";
 
+// A stored reminder read two ways: as the API shows it (presentReminder) and as the state rules
+// take it (seriesOf, timingOf), with the wall-clock arithmetic both need for its due time.
+
 /** A `reminders` row as D1 returns it. */
 export type ReminderRecord = RawRow<typeof reminders, { channel: "push" | "in_app"; status: ReminderStatus }>;
 
