@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
@@ -227,3 +227,9 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
 
 /** The router every resource builds its routes on: one validation hook, one error shape. */
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+/**
+ * The handler of a defined route (`Handler<typeof routes.list>`): its parameters, query, body and
+ * the responses it may send are typed from the route's own declaration.
+ */
+export type Handler<R extends RouteConfig> = RouteHandler<R>;

@@ -1,11 +1,9 @@
-import type { RouteHandler } from "@hono/zod-openapi";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
+import type { Handler } from "../../openapi/define-route";
 import { listNotifications, markNotificationRead } from "../../services/reminders/notifications";
 import type * as routes from "./notifications.routes";
 
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
-
-export const list: Handler<"list"> = async (c) => {
+export const list: Handler<typeof routes.list> = async (c) => {
   const { limit, offset, cursor, unread } = c.req.valid("query");
   const window = pageWindow({ limit, offset, cursor });
   const page = await listNotifications(
@@ -17,5 +15,5 @@ export const list: Handler<"list"> = async (c) => {
   return c.json(page.items, 200);
 };
 
-export const read: Handler<"read"> = async (c) =>
+export const read: Handler<typeof routes.read> = async (c) =>
   c.json(await markNotificationRead(c.var.ctx, c.req.valid("param").id), 200);

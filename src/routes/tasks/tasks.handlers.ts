@@ -1,12 +1,10 @@
-import type { RouteHandler } from "@hono/zod-openapi";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
+import type { Handler } from "../../openapi/define-route";
 import { listDatabaseOptions } from "../../services/quick-tasks/database-options";
 import { captureQuickTask } from "../../services/quick-tasks/quick-tasks";
 import type * as routes from "./tasks.routes";
 
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
-
-export const preview: Handler<"preview"> = async (c) => {
+export const preview: Handler<typeof routes.preview> = async (c) => {
   const { preview: bodyMarker, ...input } = c.req.valid("json");
   const queryMarker = c.req.valid("query").preview;
   const previewMarked = bodyMarker === true || queryMarker === "1" || queryMarker === "true";
@@ -14,13 +12,13 @@ export const preview: Handler<"preview"> = async (c) => {
   return outcome.created ? c.json(outcome, 201) : c.json(outcome, 200);
 };
 
-export const create: Handler<"create"> = async (c) => {
+export const create: Handler<typeof routes.create> = async (c) => {
   const outcome = await captureQuickTask(c.var.ctx, c.req.valid("json"), { create: true });
   if (!outcome.created) throw new Error("A create answered without creating");
   return c.json(outcome, 201);
 };
 
-export const databaseOptions: Handler<"databaseOptions"> = async (c) => {
+export const databaseOptions: Handler<typeof routes.databaseOptions> = async (c) => {
   const window = pageWindow(c.req.valid("query"));
   const page = await listDatabaseOptions(c.var.ctx, window);
   setPaginationHeaders(c, page, window);
