@@ -10,9 +10,9 @@ import { findAllowedMethods } from "./lib/method-not-allowed";
 import { OutboundError } from "./lib/outbound";
 import { PAGINATION_HEADER_NAMES } from "./lib/pagination";
 import { validationHook } from "./openapi/validation";
+import { accountsRouter } from "./routes/accounts/accounts.index";
 import { aiRouter } from "./routes/ai/ai.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
-import { authRouter } from "./routes/auth/auth.index";
 import { backlinksRouter } from "./routes/backlinks/backlinks.index";
 import { blocksRouter } from "./routes/blocks/blocks.index";
 import { commentsRouter } from "./routes/comments/comments.index";
@@ -27,11 +27,11 @@ import { notificationsRouter } from "./routes/notifications/notifications.index"
 import { pagesRouter } from "./routes/pages/pages.index";
 import { paymentsRouter } from "./routes/payments/payments.index";
 import { pushSubscriptionsRouter } from "./routes/push-subscriptions/push-subscriptions.index";
+import { quickTasksRouter } from "./routes/quick-tasks/quick-tasks.index";
 import { remindersRouter } from "./routes/reminders/reminders.index";
 import { settingsRouter } from "./routes/settings/settings.index";
 import { syncedBlocksRouter } from "./routes/synced-blocks/synced-blocks.index";
 import { systemRouter } from "./routes/system/system.index";
-import { tasksRouter } from "./routes/tasks/tasks.index";
 import { transcriptionRouter } from "./routes/transcription/transcription.index";
 
 /** The table a D1 error (or the query error wrapping it) says does not exist. */
@@ -107,7 +107,7 @@ export function createApp() {
   });
 
   app.route("/", systemRouter);
-  app.route("/", authRouter);
+  app.route("/", accountsRouter);
   app.route("/", apiKeysRouter);
   app.route("/", blocksRouter);
   app.route("/", pagesRouter);
@@ -127,7 +127,7 @@ export function createApp() {
   app.route("/", remindersRouter);
   app.route("/", notificationsRouter);
   app.route("/", settingsRouter);
-  app.route("/", tasksRouter);
+  app.route("/", quickTasksRouter);
   registerDocumentation(app);
 
   app.notFound((c) => {

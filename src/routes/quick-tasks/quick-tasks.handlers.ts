@@ -2,7 +2,7 @@ import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import type { Handler } from "../../openapi/define-route";
 import { listDatabaseOptions } from "../../services/quick-tasks/database-options";
 import { captureQuickTask } from "../../services/quick-tasks/quick-tasks";
-import type * as routes from "./tasks.routes";
+import type * as routes from "./quick-tasks.routes";
 
 export const preview: Handler<typeof routes.preview> = async (c) => {
   const { preview: bodyMarker, ...input } = c.req.valid("json");
