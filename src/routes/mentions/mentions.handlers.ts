@@ -1,5 +1,6 @@
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import type { Handler } from "../../openapi/define-route";
+import { countBacklinks, listBacklinks } from "../../services/mentions/backlinks";
 import {
   createMention,
   deleteMention,
@@ -39,3 +40,13 @@ export const remove: Handler<typeof routes.remove> = async (c) => {
   await deleteMention(c.var.ctx, c.req.valid("param").id);
   return c.json({ success: true, message: "Mention deleted" }, 200);
 };
+
+export const backlinks: Handler<typeof routes.backlinks> = async (c) => {
+  const window = pageWindow(c.req.valid("query"));
+  const page = await listBacklinks(c.var.ctx, c.req.valid("param").targetPageId, window);
+  setPaginationHeaders(c, page, window);
+  return c.json(page.items, 200);
+};
+
+export const backlinkCount: Handler<typeof routes.backlinkCount> = async (c) =>
+  c.json({ count: await countBacklinks(c.var.ctx, c.req.valid("param").targetPageId) }, 200);

@@ -79,3 +79,7 @@ export const SyncMentionsBody = z
       ],
     },
   });
+
+export const BacklinkCountResponse = z
+  .object({ count: z.number().int().openapi({ example: 3 }) })
+  .openapi("BacklinkCount");

@@ -1,5 +1,5 @@
 import type { Handler } from "../../openapi/define-route";
-import { cancelSubscription } from "../../services/payments/subscriptions";
+import { cancelSubscription, readMe } from "../../services/payments/subscriptions";
 import { receiveWebhook } from "../../services/payments/webhook";
 import type * as routes from "./payments.routes";
 
@@ -11,3 +11,5 @@ export const cancel: Handler<typeof routes.cancel> = async (c) => {
   const { at_period_end: atPeriodEnd = true } = c.req.valid("json");
   return c.json(await cancelSubscription(c.var.ctx, atPeriodEnd), 200);
 };
+
+export const me: Handler<typeof routes.me> = async (c) => c.json(await readMe(c.var.ctx), 200);

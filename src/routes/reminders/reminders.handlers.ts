@@ -1,5 +1,6 @@
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import type { Handler } from "../../openapi/define-route";
+import { listNotifications, markNotificationRead } from "../../services/reminders/notifications";
 import {
   cancelReminder,
   createReminder,
@@ -50,3 +51,18 @@ export const dismiss: Handler<typeof routes.dismiss> = async (c) =>
 
 export const cancel: Handler<typeof routes.cancel> = async (c) =>
   c.json(await cancelReminder(c.var.ctx, c.req.valid("param").reminder_id), 200);
+
+export const notifications: Handler<typeof routes.notifications> = async (c) => {
+  const { limit, offset, cursor, unread } = c.req.valid("query");
+  const window = pageWindow({ limit, offset, cursor });
+  const page = await listNotifications(
+    c.var.ctx,
+    { unread: unread === undefined ? undefined : unread === "true" },
+    window,
+  );
+  setPaginationHeaders(c, page, window);
+  return c.json(page.items, 200);
+};
+
+export const readNotification: Handler<typeof routes.readNotification> = async (c) =>
+  c.json(await markNotificationRead(c.var.ctx, c.req.valid("param").id), 200);
