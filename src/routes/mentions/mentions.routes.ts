@@ -11,6 +11,7 @@ import {
   MentionParams,
   PageParams,
   SyncMentionsBody,
+  SyncMentionsResponse,
   TargetPageParams,
   UpdateMentionBody,
 } from "./mentions.schemas";
@@ -73,12 +74,7 @@ export const sync = defineRoute({
     "Reads the block's content (or `content`, which is then stored, validated as any content write) and replaces the mentions it holds, atomically: after any failure the old set stands whole. Content writes do this by themselves; this call repairs or previews. Mentions recorded through the API are kept. 503 when the mentions table is missing (its migration not applied).",
   request: { body: jsonBody(SyncMentionsBody) },
   responses: {
-    200: jsonContent(
-      z.object({ block_id: z.string(), mentions: z.array(MentionRecordSchema) }).openapi("SyncMentionsResponse", {
-        example: { block_id: "3f2a9c1e-4b5d-4e6f-8a7b-9c0d1e2f3a4b", mentions: [] },
-      }),
-      "The block's mentions now (up to 1,000)",
-    ),
+    200: jsonContent(SyncMentionsResponse, "The block's mentions now (up to 1,000)"),
     503: UNAVAILABLE,
   },
 });
