@@ -22,8 +22,8 @@ export const list: Handler<typeof routes.list> = async (c) => {
     type: query.type,
     parentId: eitherSpelling(query, "parent_id", "parentId"),
     databaseId: eitherSpelling(query, "database_id", "databaseId"),
-    archived: query.archived === "true",
-    inTrash: query.in_trash === "true",
+    archived: query.archived ?? false,
+    inTrash: query.in_trash ?? false,
     sortBy: query.sortBy,
     sortOrder: query.sortOrder ?? "desc",
   });

@@ -10,17 +10,10 @@ import {
 } from "../../services/comments/comments";
 import type * as routes from "./comments.routes";
 
-const resolvedFilter = (value: "true" | "false" | undefined) => (value === undefined ? undefined : value === "true");
-
 export const listByBlock: Handler<typeof routes.listByBlock> = async (c) => {
   const query = c.req.valid("query");
   const window = pageWindow(query);
-  const page = await listBlockComments(
-    c.var.ctx,
-    c.req.valid("param").blockId,
-    { resolved: resolvedFilter(query.resolved) },
-    window,
-  );
+  const page = await listBlockComments(c.var.ctx, c.req.valid("param").blockId, { resolved: query.resolved }, window);
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
 };
@@ -28,12 +21,7 @@ export const listByBlock: Handler<typeof routes.listByBlock> = async (c) => {
 export const listByPage: Handler<typeof routes.listByPage> = async (c) => {
   const query = c.req.valid("query");
   const window = pageWindow(query);
-  const page = await listPageComments(
-    c.var.ctx,
-    c.req.valid("param").pageId,
-    { resolved: resolvedFilter(query.resolved) },
-    window,
-  );
+  const page = await listPageComments(c.var.ctx, c.req.valid("param").pageId, { resolved: query.resolved }, window);
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
 };

@@ -18,8 +18,8 @@ export const list: Handler<typeof routes.list> = async (c) => {
     parentId: query.parent_id,
     databaseId: query.database_id,
     q: query.q,
-    archived: query.archived === "true",
-    inTrash: query.in_trash === "true",
+    archived: query.archived ?? false,
+    inTrash: query.in_trash ?? false,
   });
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
@@ -56,7 +56,7 @@ export const update: Handler<typeof routes.update> = async (c) => {
 };
 
 export const remove: Handler<typeof routes.remove> = async (c) => {
-  const permanent = c.req.valid("query").permanent === "true";
+  const permanent = c.req.valid("query").permanent ?? false;
   const result = await deletePage(c.var.ctx, c.req.valid("param").id, permanent);
   return c.json(
     {

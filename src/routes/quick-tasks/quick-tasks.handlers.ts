@@ -6,8 +6,7 @@ import type * as routes from "./quick-tasks.routes";
 
 export const preview: Handler<typeof routes.preview> = async (c) => {
   const { preview: bodyMarker, ...input } = c.req.valid("json");
-  const queryMarker = c.req.valid("query").preview;
-  const previewMarked = bodyMarker === true || queryMarker === "1" || queryMarker === "true";
+  const previewMarked = bodyMarker === true || c.req.valid("query").preview === true;
   const outcome = await captureQuickTask(c.var.ctx, input, { previewMarked });
   return outcome.created ? c.json(outcome, 201) : c.json(outcome, 200);
 };

@@ -55,11 +55,7 @@ export const cancel: Handler<typeof routes.cancel> = async (c) =>
 export const notifications: Handler<typeof routes.notifications> = async (c) => {
   const { limit, offset, cursor, unread } = c.req.valid("query");
   const window = pageWindow({ limit, offset, cursor });
-  const page = await listNotifications(
-    c.var.ctx,
-    { unread: unread === undefined ? undefined : unread === "true" },
-    window,
-  );
+  const page = await listNotifications(c.var.ctx, { unread }, window);
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
 };

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PaginationQuery } from "../../lib/pagination";
+import { QueryBoolean } from "../../openapi/query";
 import { REMINDER_STATUSES, ReminderInstant } from "../../schemas/reminders";
 
 const isoDateTime = ReminderInstant;
@@ -54,8 +55,8 @@ export const MarkNotificationReadBody = z.strictObject({}).openapi("MarkNotifica
 });
 
 export const ListNotificationsQuery = PaginationQuery.extend({
-  unread: z
-    .enum(["true", "false"])
-    .optional()
-    .openapi({ description: "`true`: only unread notifications; `false`: only read ones", example: "true" }),
+  unread: QueryBoolean.optional().openapi({
+    description: "`true`: only unread notifications; `false`: only read ones",
+    example: "true",
+  }),
 });
