@@ -40,11 +40,8 @@ export const get: Handler<typeof routes.get> = async (c) =>
 export const update: Handler<typeof routes.update> = async (c) =>
   c.json(await updateReminder(c.var.ctx, c.req.valid("param").reminder_id, c.req.valid("json")), 200);
 
-export const snooze: Handler<typeof routes.snooze> = async (c) => {
-  const { until, minutes } = c.req.valid("json");
-  const at = until ? new Date(until) : new Date(c.var.ctx.now().getTime() + (minutes ?? 0) * 60_000);
-  return c.json(await snoozeReminder(c.var.ctx, c.req.valid("param").reminder_id, at), 200);
-};
+export const snooze: Handler<typeof routes.snooze> = async (c) =>
+  c.json(await snoozeReminder(c.var.ctx, c.req.valid("param").reminder_id, c.req.valid("json")), 200);
 
 export const dismiss: Handler<typeof routes.dismiss> = async (c) =>
   c.json(await dismissReminder(c.var.ctx, c.req.valid("param").reminder_id, c.req.valid("json").scope), 200);
