@@ -4,15 +4,16 @@ import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
-import { ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
+import { type ErrorBody, ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
 import { validationHook } from "./validation";
 
 /** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
-export const errorResponse = (description: string) => ({
+/** An error response of the contract; `example`, when given, is a body it may carry. */
+export const errorResponse = (description: string, example?: ErrorBody) => ({
   description,
-  content: { "application/json": { schema: ErrorSchema } },
+  content: { "application/json": { schema: ErrorSchema, ...(example ? { example } : {}) } },
 });
 
 /** A 429 with its `Retry-After`, for a route that refuses beyond a limit of its own (`rateLimit` declares it itself). */
