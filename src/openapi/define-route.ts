@@ -1,18 +1,19 @@
-import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
-import { ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
+import { type ErrorBody, ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
 import { validationHook } from "./validation";
 
 /** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
-export const errorResponse = (description: string) => ({
+/** An error response of the contract; `example`, when given, is a body it may carry. */
+export const errorResponse = (description: string, example?: ErrorBody) => ({
   description,
-  content: { "application/json": { schema: ErrorSchema } },
+  content: { "application/json": { schema: ErrorSchema, ...(example ? { example } : {}) } },
 });
 
 /** A 429 with its `Retry-After`, for a route that refuses beyond a limit of its own (`rateLimit` declares it itself). */
@@ -227,3 +228,9 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
 
 /** The router every resource builds its routes on: one validation hook, one error shape. */
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+/**
+ * The handler of a defined route (`Handler<typeof routes.list>`): its parameters, query, body and
+ * the responses it may send are typed from the route's own declaration.
+ */
+export type Handler<R extends RouteConfig> = RouteHandler<R>;

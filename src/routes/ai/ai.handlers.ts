@@ -1,7 +1,8 @@
-import type { Hook, RouteHandler } from "@hono/zod-openapi";
+import type { Hook } from "@hono/zod-openapi";
 import { streamSSE } from "hono/streaming";
 import { AI_PROVIDERS, type AiProvider } from "../../domain/ai-providers";
 import { notFound } from "../../lib/errors";
+import type { Handler } from "../../openapi/define-route";
 import { validationHook } from "../../openapi/validation";
 import type { AiStreamRequest } from "../../schemas/ai";
 import { resolveTarget } from "../../services/ai/config";
@@ -10,8 +11,6 @@ import { admitStream, withinTokenCeiling } from "../../services/ai/limits";
 import { streamCompletion } from "../../services/ai/stream";
 import type { CompletionRequest } from "../../services/ai/types";
 import type * as routes from "./ai.routes";
-
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
 
 /** An unknown provider in the path is a 404 (as on the legacy paths), not a 400. */
 // biome-ignore lint/suspicious/noExplicitAny: the hook's shape is the shared validation hook's
@@ -31,7 +30,7 @@ const completionRequest = (provider: AiProvider, body: AiStreamRequest): Complet
   ...(body.max_tokens !== undefined ? { maxTokens: body.max_tokens } : {}),
 });
 
-export const stream: Handler<"stream"> = async (c) => {
+export const stream: Handler<typeof routes.stream> = async (c) => {
   const ctx = c.var.ctx;
   const { provider } = c.req.valid("param");
   const body = c.req.valid("json");
@@ -52,13 +51,13 @@ export const stream: Handler<"stream"> = async (c) => {
 };
 
 // The five legacy paths: the same call with the caller's own key, answered whole.
-export const promptOpenAi: Handler<"promptOpenAi"> = async (c) =>
+export const promptOpenAi: Handler<typeof routes.promptOpenAi> = async (c) =>
   c.json({ response: await completeLegacyPrompt(c.var.ctx, "openai", c.req.valid("json")) }, 200);
-export const promptAnthropic: Handler<"promptAnthropic"> = async (c) =>
+export const promptAnthropic: Handler<typeof routes.promptAnthropic> = async (c) =>
   c.json({ response: await completeLegacyPrompt(c.var.ctx, "anthropic", c.req.valid("json")) }, 200);
-export const promptGemini: Handler<"promptGemini"> = async (c) =>
+export const promptGemini: Handler<typeof routes.promptGemini> = async (c) =>
   c.json({ response: await completeLegacyPrompt(c.var.ctx, "gemini", c.req.valid("json")) }, 200);
-export const promptMistral: Handler<"promptMistral"> = async (c) =>
+export const promptMistral: Handler<typeof routes.promptMistral> = async (c) =>
   c.json({ response: await completeLegacyPrompt(c.var.ctx, "mistral", c.req.valid("json")) }, 200);
-export const promptGroq: Handler<"promptGroq"> = async (c) =>
+export const promptGroq: Handler<typeof routes.promptGroq> = async (c) =>
   c.json({ response: await completeLegacyPrompt(c.var.ctx, "groq", c.req.valid("json")) }, 200);

@@ -1,7 +1,7 @@
-import type { RouteHandler } from "@hono/zod-openapi";
 import { badRequest } from "../../lib/errors";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import { eitherSpelling } from "../../lib/snake-or-camel";
+import type { Handler } from "../../openapi/define-route";
 import { createTypedBlock, duplicateTypedBlock, updateTypedBlock } from "../../services/block-writes/writes";
 import { deleteBlock, updateBlock } from "../../services/blocks/commands";
 import {
@@ -13,9 +13,7 @@ import {
 } from "../../services/blocks/queries";
 import type * as routes from "./blocks.routes";
 
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
-
-export const list: Handler<"list"> = async (c) => {
+export const list: Handler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const window = pageWindow(query);
   const page = await listBlocks(c.var.ctx, {
@@ -24,8 +22,8 @@ export const list: Handler<"list"> = async (c) => {
     type: query.type,
     parentId: eitherSpelling(query, "parent_id", "parentId"),
     databaseId: eitherSpelling(query, "database_id", "databaseId"),
-    archived: query.archived === "true",
-    inTrash: query.in_trash === "true",
+    archived: query.archived ?? false,
+    inTrash: query.in_trash ?? false,
     sortBy: query.sortBy,
     sortOrder: query.sortOrder ?? "desc",
   });
@@ -33,7 +31,7 @@ export const list: Handler<"list"> = async (c) => {
   return c.json(page.items, 200);
 };
 
-export const create: Handler<"create"> = async (c) => {
+export const create: Handler<typeof routes.create> = async (c) => {
   const body = c.req.valid("json");
   const { block } = await createTypedBlock(c.var.ctx, {
     id: body.id,
@@ -48,11 +46,11 @@ export const create: Handler<"create"> = async (c) => {
   return c.json(block, 201);
 };
 
-export const get: Handler<"get"> = async (c) => {
+export const get: Handler<typeof routes.get> = async (c) => {
   return c.json(await getActiveBlock(c.var.ctx, c.req.valid("param").id), 200);
 };
 
-export const update: Handler<"update"> = async (c) => {
+export const update: Handler<typeof routes.update> = async (c) => {
   const body = c.req.valid("json");
   const { block } = await updateTypedBlock(c.var.ctx, c.req.valid("param").id, {
     type: body.type,
@@ -68,23 +66,23 @@ export const update: Handler<"update"> = async (c) => {
   return c.json(block, 200);
 };
 
-export const remove: Handler<"remove"> = async (c) => {
+export const remove: Handler<typeof routes.remove> = async (c) => {
   const deletedCount = await deleteBlock(c.var.ctx, c.req.valid("param").id);
   return c.json({ success: true, message: "Block permanently deleted", deleted_count: deletedCount }, 200);
 };
 
-export const children: Handler<"children"> = async (c) => {
+export const children: Handler<typeof routes.children> = async (c) => {
   return c.json(await listChildren(c.var.ctx, c.req.valid("param").id), 200);
 };
 
-export const hierarchy: Handler<"hierarchy"> = async (c) => {
+export const hierarchy: Handler<typeof routes.hierarchy> = async (c) => {
   const depth = c.req.valid("query").depth ?? HIERARCHY_DEFAULT_DEPTH;
   const { tree, truncated } = await getHierarchy(c.var.ctx, c.req.valid("param").id, depth);
   if (truncated) c.header("X-Hierarchy-Truncated", "true");
   return c.json(tree, 200);
 };
 
-export const duplicate: Handler<"duplicate"> = async (c) => {
+export const duplicate: Handler<typeof routes.duplicate> = async (c) => {
   const body = c.req.valid("json") ?? {};
   const { block } = await duplicateTypedBlock(c.var.ctx, c.req.valid("param").id, {
     includeChildren: body.include_children ?? true,
@@ -92,7 +90,7 @@ export const duplicate: Handler<"duplicate"> = async (c) => {
   return c.json(block, 201);
 };
 
-export const convert: Handler<"convert"> = async (c) => {
+export const convert: Handler<typeof routes.convert> = async (c) => {
   const body = c.req.valid("json");
   const { block } = await updateTypedBlock(c.var.ctx, c.req.valid("param").id, {
     type: body.type,
@@ -101,21 +99,21 @@ export const convert: Handler<"convert"> = async (c) => {
   return c.json(block, 200);
 };
 
-export const archive: Handler<"archive"> = async (c) => {
+export const archive: Handler<typeof routes.archive> = async (c) => {
   const archived = c.req.valid("json")?.archived ?? true;
   return c.json(await updateBlock(c.var.ctx, c.req.valid("param").id, { archived }), 200);
 };
 
-export const trash: Handler<"trash"> = async (c) => {
+export const trash: Handler<typeof routes.trash> = async (c) => {
   return c.json(await updateBlock(c.var.ctx, c.req.valid("param").id, { inTrash: true }), 200);
 };
 
-export const restore: Handler<"restore"> = async (c) => {
+export const restore: Handler<typeof routes.restore> = async (c) => {
   const block = await updateBlock(c.var.ctx, c.req.valid("param").id, { inTrash: false, archived: false });
   return c.json(block, 200);
 };
 
-export const move: Handler<"move"> = async (c) => {
+export const move: Handler<typeof routes.move> = async (c) => {
   const body = c.req.valid("json");
   const parentId = eitherSpelling<string | null>(body, "parent_id", "parentId");
   const teamspaceId = eitherSpelling<string | null>(body, "teamspace_id", "teamspaceId");

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationQuery } from "../../lib/pagination";
+import { QueryBoolean } from "../../openapi/query";
 import { HIERARCHY_DEFAULT_DEPTH, HIERARCHY_MAX_DEPTH } from "../../services/blocks/queries";
 
 const nullableId = z.string().min(1).max(128).nullable();
@@ -105,8 +106,6 @@ export const DuplicateBlockBody = z
   })
   .openapi("DuplicateBlockRequest", { example: { include_children: true } });
 
-const booleanFlag = z.enum(["true", "false"]);
-
 export const ListBlocksQuery = PaginationQuery.extend({
   q: z
     .string()
@@ -138,10 +137,11 @@ export const ListBlocksQuery = PaginationQuery.extend({
     .max(128)
     .optional()
     .openapi({ description: "Alternative spelling of database_id", example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a" }),
-  archived: booleanFlag.optional().openapi({ description: "List archived blocks (default false)", example: "false" }),
-  in_trash: booleanFlag
-    .optional()
-    .openapi({ description: "List blocks in the trash (default false)", example: "false" }),
+  archived: QueryBoolean.optional().openapi({ description: "List archived blocks (default false)", example: "false" }),
+  in_trash: QueryBoolean.optional().openapi({
+    description: "List blocks in the trash (default false)",
+    example: "false",
+  }),
   sortBy: z
     .enum(["position", "updated_at", "created_at"])
     .optional()

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PaginationQuery } from "../../lib/pagination";
+import { QueryBoolean } from "../../openapi/query";
 import { COMMENT_MAX_CHARACTERS } from "../../schemas/comments";
 
 const EXAMPLE_BLOCK = "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d";
@@ -61,7 +62,7 @@ export const ResolveCommentBody = z.strictObject({}).openapi("ResolveCommentRequ
 });
 
 export const ListCommentsQuery = PaginationQuery.extend({
-  resolved: z.enum(["true", "false"]).optional().openapi({
+  resolved: QueryBoolean.optional().openapi({
     description: "Only resolved (`true`) or only open (`false`) comments; absent: both",
     example: "false",
   }),

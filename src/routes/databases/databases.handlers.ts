@@ -1,6 +1,6 @@
-import type { RouteHandler } from "@hono/zod-openapi";
 import { validationDetails } from "../../lib/errors";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
+import type { Handler } from "../../openapi/define-route";
 import { type BatchRowInput, createRows as createRowsInBatch } from "../../services/block-writes/rows-batch";
 import { queryRows as runRowQuery } from "../../services/databases/row-query";
 import * as commands from "../../services/databases/schema-commands";
@@ -8,46 +8,44 @@ import { loadDatabaseSchema } from "../../services/databases/schema-records";
 import type * as routes from "./databases.routes";
 import { BatchRowSchema } from "./databases.schemas";
 
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
-
-export const getSchema: Handler<"getSchema"> = async (c) => {
+export const getSchema: Handler<typeof routes.getSchema> = async (c) => {
   const schema = await loadDatabaseSchema(c.var.ctx, c.req.valid("param").id);
   return c.json({ database_id: schema.databaseId, legacy: schema.legacy, properties: schema.properties }, 200);
 };
 
-export const addProperty: Handler<"addProperty"> = async (c) => {
+export const addProperty: Handler<typeof routes.addProperty> = async (c) => {
   const property = await commands.addProperty(c.var.ctx, c.req.valid("param").id, c.req.valid("json"));
   return c.json(property, 201);
 };
 
-export const updateProperty: Handler<"updateProperty"> = async (c) => {
+export const updateProperty: Handler<typeof routes.updateProperty> = async (c) => {
   const { id, property_id } = c.req.valid("param");
   return c.json(await commands.updateProperty(c.var.ctx, id, property_id, c.req.valid("json")), 200);
 };
 
-export const removeProperty: Handler<"removeProperty"> = async (c) => {
+export const removeProperty: Handler<typeof routes.removeProperty> = async (c) => {
   const { id, property_id } = c.req.valid("param");
   await commands.removeProperty(c.var.ctx, id, property_id);
   return c.json({ success: true, message: "Property removed" }, 200);
 };
 
-export const addOption: Handler<"addOption"> = async (c) => {
+export const addOption: Handler<typeof routes.addOption> = async (c) => {
   const { id, property_id } = c.req.valid("param");
   return c.json(await commands.addOption(c.var.ctx, id, property_id, c.req.valid("json")), 201);
 };
 
-export const updateOption: Handler<"updateOption"> = async (c) => {
+export const updateOption: Handler<typeof routes.updateOption> = async (c) => {
   const { id, property_id, option_id } = c.req.valid("param");
   return c.json(await commands.updateOption(c.var.ctx, id, property_id, option_id, c.req.valid("json")), 200);
 };
 
-export const removeOption: Handler<"removeOption"> = async (c) => {
+export const removeOption: Handler<typeof routes.removeOption> = async (c) => {
   const { id, property_id, option_id } = c.req.valid("param");
   await commands.removeOption(c.var.ctx, id, property_id, option_id);
   return c.json({ success: true, message: "Option removed" }, 200);
 };
 
-export const queryRows: Handler<"queryRows"> = async (c) => {
+export const queryRows: Handler<typeof routes.queryRows> = async (c) => {
   const body = c.req.valid("json") ?? {};
   const window = pageWindow(body);
   const page = await runRowQuery(c.var.ctx, c.req.valid("param").id, {
@@ -61,7 +59,7 @@ export const queryRows: Handler<"queryRows"> = async (c) => {
   return c.json(page.items, 200);
 };
 
-export const createRows: Handler<"createRows"> = async (c) => {
+export const createRows: Handler<typeof routes.createRows> = async (c) => {
   // Each row's shape is checked here rather than by the route, so that one 400 lists every
   // row at fault, whether its shape or its values are wrong (the service checks the values).
   const rows = c.req.valid("json").rows.map((row): BatchRowInput => {

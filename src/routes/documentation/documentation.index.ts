@@ -6,6 +6,9 @@ import type { AppEnv } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { ContentItemSchema } from "../../services/content/editor-content";
 
+// The contract itself and its explorer. No operation of the contract is declared here, so this
+// folder has no routes, handlers or schemas files: only what it registers on the app.
+
 export const OPENAPI_PATH = "/documentation/openapi.json";
 /** The explorer's script and stylesheet are served by this Worker (from the swagger-ui-dist package). */
 const EXPLORER_ASSET_BASE = "/documentation/assets";

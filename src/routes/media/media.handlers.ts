@@ -1,6 +1,6 @@
-import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
+import type { Handler } from "../../openapi/define-route";
 import { MEDIA_BUCKET } from "../../services/media/config";
 import { downloadMedia, openSignedMedia, resolveMedia, signedUrlFor } from "../../services/media/links";
 import { listMedia, searchMedia } from "../../services/media/queries";
@@ -8,25 +8,23 @@ import { deleteMedia, getMediaMetadata, patchMediaMetadata, uploadMedia } from "
 import { checkedMetadata, readUploadRequest } from "../../services/media/upload-request";
 import type * as routes from "./media.routes";
 
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
-
 /** This Worker's origin, as the client reached it: signed URLs are built on it. */
 const originOf = (c: Context) => new URL(c.req.url).origin;
 
-export const upload: Handler<"upload"> = async (c) => {
+export const upload: Handler<typeof routes.upload> = async (c) => {
   const ctx = c.var.ctx;
   const input = await readUploadRequest(ctx, c.req.raw);
   return c.json(await uploadMedia(ctx, input, originOf(c)), 201);
 };
 
-export const list: Handler<"list"> = async (c) => {
+export const list: Handler<typeof routes.list> = async (c) => {
   const window = pageWindow(c.req.valid("query"));
   const page = await listMedia(c.var.ctx, window);
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
 };
 
-export const search: Handler<"search"> = async (c) => {
+export const search: Handler<typeof routes.search> = async (c) => {
   const { limit, offset, cursor, ...filter } = c.req.valid("query");
   const window = pageWindow({ limit, offset, cursor });
   const page = await searchMedia(c.var.ctx, filter, window);
@@ -34,52 +32,52 @@ export const search: Handler<"search"> = async (c) => {
   return c.json(page.items, 200);
 };
 
-export const urlById: Handler<"urlById"> = async (c) =>
+export const urlById: Handler<typeof routes.urlById> = async (c) =>
   c.json(
     await signedUrlFor(c.var.ctx, { id: c.req.valid("param").id }, originOf(c), c.req.valid("query").expiresIn),
     200,
   );
 
-export const urlByPath: Handler<"urlByPath"> = async (c) => {
+export const urlByPath: Handler<typeof routes.urlByPath> = async (c) => {
   const query = c.req.valid("query");
   const location = { bucket: query.bucket ?? MEDIA_BUCKET, path: query.path };
   return c.json(await signedUrlFor(c.var.ctx, location, originOf(c), query.expiresIn), 200);
 };
 
-export const getMetadata: Handler<"getMetadata"> = async (c) =>
+export const getMetadata: Handler<typeof routes.getMetadata> = async (c) =>
   c.json(await getMediaMetadata(c.var.ctx, c.req.valid("param").id), 200);
 
-export const patchMetadata: Handler<"patchMetadata"> = async (c) => {
+export const patchMetadata: Handler<typeof routes.patchMetadata> = async (c) => {
   const patch = checkedMetadata(c.req.valid("json"));
   return c.json(await patchMediaMetadata(c.var.ctx, c.req.valid("param").id, patch), 200);
 };
 
-export const remove: Handler<"remove"> = async (c) => {
+export const remove: Handler<typeof routes.remove> = async (c) => {
   const id = c.req.valid("param").id;
   await deleteMedia(c.var.ctx, id);
   return c.json({ success: true, message: "Media deleted", id }, 200);
 };
 
-export const resolve: Handler<"resolve"> = async (c) => {
+export const resolve: Handler<typeof routes.resolve> = async (c) => {
   const { url, bucket, path, expiresIn } = c.req.valid("json");
   const input =
     url !== undefined ? { url, expiresIn } : { bucket: bucket ?? MEDIA_BUCKET, path: path ?? "", expiresIn };
   return c.json(await resolveMedia(c.var.ctx, input, originOf(c)), 200);
 };
 
-export const downloadByQuery: Handler<"downloadByQuery"> = async (c) => {
+export const downloadByQuery: Handler<typeof routes.downloadByQuery> = async (c) => {
   const served = await downloadMedia(c.var.ctx, { url: c.req.valid("query").url }, originOf(c));
   return c.body(served.body, 200, served.headers);
 };
 
-export const downloadByBody: Handler<"downloadByBody"> = async (c) => {
+export const downloadByBody: Handler<typeof routes.downloadByBody> = async (c) => {
   const { url, bucket, path } = c.req.valid("json");
   const input = url !== undefined ? { url } : { bucket: bucket ?? MEDIA_BUCKET, path: path ?? "" };
   const served = await downloadMedia(c.var.ctx, input, originOf(c));
   return c.body(served.body, 200, served.headers);
 };
 
-export const serveSigned: Handler<"serveSigned"> = async (c) => {
+export const serveSigned: Handler<typeof routes.serveSigned> = async (c) => {
   const served = await openSignedMedia(c.var.ctx, c.req.valid("query"));
   return c.body(served.body, 200, served.headers);
 };

@@ -9,4 +9,6 @@ export const mentionsRouter = createRouter()
   .openapi(routes.create, handlers.create)
   .openapi(routes.sync, handlers.sync)
   .openapi(routes.update, handlers.update)
-  .openapi(routes.remove, handlers.remove);
+  .openapi(routes.remove, handlers.remove)
+  .openapi(routes.backlinkCount, handlers.backlinkCount)
+  .openapi(routes.backlinks, handlers.backlinks);

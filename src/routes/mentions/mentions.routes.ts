@@ -2,14 +2,17 @@ import { z } from "@hono/zod-openapi";
 import { paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent, SuccessSchema } from "../../openapi/responses";
-import { MentionRecordSchema } from "../../schemas/mentions";
+import { BacklinkSchema, MentionRecordSchema } from "../../schemas/mentions";
 import {
+  BacklinkCountResponse,
   BlockParams,
   CreateMentionBody,
   ListQuery,
   MentionParams,
   PageParams,
   SyncMentionsBody,
+  SyncMentionsResponse,
+  TargetPageParams,
   UpdateMentionBody,
 } from "./mentions.schemas";
 
@@ -71,12 +74,7 @@ export const sync = defineRoute({
     "Reads the block's content (or `content`, which is then stored, validated as any content write) and replaces the mentions it holds, atomically: after any failure the old set stands whole. Content writes do this by themselves; this call repairs or previews. Mentions recorded through the API are kept. 503 when the mentions table is missing (its migration not applied).",
   request: { body: jsonBody(SyncMentionsBody) },
   responses: {
-    200: jsonContent(
-      z.object({ block_id: z.string(), mentions: z.array(MentionRecordSchema) }).openapi("SyncMentionsResponse", {
-        example: { block_id: "3f2a9c1e-4b5d-4e6f-8a7b-9c0d1e2f3a4b", mentions: [] },
-      }),
-      "The block's mentions now (up to 1,000)",
-    ),
+    200: jsonContent(SyncMentionsResponse, "The block's mentions now (up to 1,000)"),
     503: UNAVAILABLE,
   },
 });
@@ -115,4 +113,33 @@ export const remove = defineRoute({
     409: ERROR_RESPONSES[409],
     503: UNAVAILABLE,
   },
+});
+
+// Backlinks are mentions read the other way: the blocks and pages that refer to a page.
+const backlinkTags = ["Backlinks"];
+const backlinkBase = "/api/v1/backlinks";
+
+export const backlinks = defineRoute({
+  operationId: "listBacklinks",
+  method: "get",
+  path: `${backlinkBase}/{targetPageId}`,
+  tags: backlinkTags,
+  access: "user",
+  summary: "Blocks and pages that refer to a page",
+  description:
+    "The blocks and pages the caller can see whose content mentions the page or links to its id (or that hold an API mention of it), one entry per source block, oldest first, with the source's page and title and a snippet around the reference. Trashed or archived sources (or sources on a trashed or archived page) are not listed; the page's own blocks are not backlinks. Paginated like every listing. A page the caller cannot see is a 404.",
+  request: { params: TargetPageParams, query: ListQuery },
+  responses: { 200: { ...jsonContent(z.array(BacklinkSchema), "One page of backlinks"), headers: paginationHeaders } },
+});
+
+export const backlinkCount = defineRoute({
+  operationId: "countBacklinks",
+  method: "get",
+  path: `${backlinkBase}/{targetPageId}/count`,
+  tags: backlinkTags,
+  access: "user",
+  summary: "How many blocks and pages refer to a page",
+  description: "The number of entries the backlinks listing has for the caller. A page the caller cannot see is a 404.",
+  request: { params: TargetPageParams },
+  responses: { 200: jsonContent(BacklinkCountResponse, "The count") },
 });

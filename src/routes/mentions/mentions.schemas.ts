@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { DATE_MENTION, MENTION_TARGET_TYPES } from "../../domain/mentions";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationQuery } from "../../lib/pagination";
+import { MentionRecordSchema } from "../../schemas/mentions";
 
 const id = (name: string, example: string) =>
   z
@@ -79,3 +80,11 @@ export const SyncMentionsBody = z
       ],
     },
   });
+
+export const SyncMentionsResponse = z
+  .object({ block_id: z.string(), mentions: z.array(MentionRecordSchema) })
+  .openapi("SyncMentionsResponse", { example: { block_id: "3f2a9c1e-4b5d-4e6f-8a7b-9c0d1e2f3a4b", mentions: [] } });
+
+export const BacklinkCountResponse = z
+  .object({ count: z.number().int().openapi({ example: 3 }) })
+  .openapi("BacklinkCount");

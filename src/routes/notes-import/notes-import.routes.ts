@@ -1,12 +1,6 @@
-import { ErrorSchema } from "../../lib/errors";
-import { defineRoute } from "../../openapi/define-route";
+import { defineRoute, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent } from "../../openapi/responses";
 import { NOTES_TEXT_MAX_CHARACTERS, NotesImportBody, NotesImportResultSchema } from "../../schemas/notes-import";
-
-const errorWithExample = (description: string, example: Record<string, unknown>) => ({
-  description,
-  content: { "application/json": { schema: ErrorSchema, example } },
-});
 
 export const importNotes = defineRoute({
   operationId: "importNotes",
@@ -23,7 +17,7 @@ export const importNotes = defineRoute({
   request: { body: jsonBody(NotesImportBody) },
   responses: {
     200: jsonContent(NotesImportResultSchema, "The notes tool accepted the note"),
-    400: errorWithExample(
+    400: errorResponse(
       "No transcription text (missing, empty or only white space), or another invalid field; malformed JSON is `code` malformed_json",
       {
         error: "Invalid request body",
@@ -40,11 +34,11 @@ export const importNotes = defineRoute({
         },
       },
     ),
-    500: errorWithExample(
+    500: errorResponse(
       "Sending failed: the notes tool answered with another status than 2xx, timed out or could not be reached (`code` upstream_failed; never its URL or answer), or an unexpected failure (`code` internal). X-Request-Id identifies it",
       { error: "notes tool answered with HTTP 502", code: "upstream_failed" },
     ),
-    503: errorWithExample(
+    503: errorResponse(
       "No notes tool is configured on this server: NOTES_WEBHOOK_URL or NOTES_WEBHOOK_SECRET is missing or unusable (`code` unavailable; `details.setting` names what to set). Nothing was sent",
       {
         error: "Notes import is not configured on this server: set NOTES_WEBHOOK_URL, the notes tool's webhook",

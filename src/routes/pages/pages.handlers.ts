@@ -1,17 +1,15 @@
-import type { RouteHandler } from "@hono/zod-openapi";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import { eitherSpelling } from "../../lib/snake-or-camel";
+import type { Handler } from "../../openapi/define-route";
 import { exportBatch as buildZip, contentDisposition, exportPage } from "../../services/exports/export";
 import { createPage, deletePage, getPage, listPages, updatePage } from "../../services/pages/pages";
 import type * as routes from "./pages.routes";
-
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
 
 /** Exported HTML runs nothing and loads nothing but images and its own inline styles. */
 const EXPORT_HTML_CSP =
   "default-src 'none'; img-src https: data:; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox";
 
-export const list: Handler<"list"> = async (c) => {
+export const list: Handler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const window = pageWindow(query);
   const page = await listPages(c.var.ctx, {
@@ -20,14 +18,14 @@ export const list: Handler<"list"> = async (c) => {
     parentId: query.parent_id,
     databaseId: query.database_id,
     q: query.q,
-    archived: query.archived === "true",
-    inTrash: query.in_trash === "true",
+    archived: query.archived ?? false,
+    inTrash: query.in_trash ?? false,
   });
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
 };
 
-export const create: Handler<"create"> = async (c) => {
+export const create: Handler<typeof routes.create> = async (c) => {
   const body = c.req.valid("json");
   const page = await createPage(c.var.ctx, {
     id: body.id,
@@ -42,11 +40,11 @@ export const create: Handler<"create"> = async (c) => {
   return c.json(page, 201);
 };
 
-export const get: Handler<"get"> = async (c) => {
+export const get: Handler<typeof routes.get> = async (c) => {
   return c.json(await getPage(c.var.ctx, c.req.valid("param").id), 200);
 };
 
-export const update: Handler<"update"> = async (c) => {
+export const update: Handler<typeof routes.update> = async (c) => {
   const body = c.req.valid("json");
   const page = await updatePage(c.var.ctx, c.req.valid("param").id, {
     title: body.title,
@@ -57,8 +55,8 @@ export const update: Handler<"update"> = async (c) => {
   return c.json(page, 200);
 };
 
-export const remove: Handler<"remove"> = async (c) => {
-  const permanent = c.req.valid("query").permanent === "true";
+export const remove: Handler<typeof routes.remove> = async (c) => {
+  const permanent = c.req.valid("query").permanent ?? false;
   const result = await deletePage(c.var.ctx, c.req.valid("param").id, permanent);
   return c.json(
     {
@@ -71,7 +69,7 @@ export const remove: Handler<"remove"> = async (c) => {
   );
 };
 
-export const exportOne: Handler<"exportOne"> = async (c) => {
+export const exportOne: Handler<typeof routes.exportOne> = async (c) => {
   const file = await exportPage(c.var.ctx, c.req.valid("param").id, c.req.valid("query").format);
   return c.body(file.body as Uint8Array<ArrayBuffer> | ReadableStream, 200, {
     "Content-Type": file.contentType,
@@ -86,7 +84,7 @@ export const exportOne: Handler<"exportOne"> = async (c) => {
   });
 };
 
-export const exportBatch: Handler<"exportBatch"> = async (c) => {
+export const exportBatch: Handler<typeof routes.exportBatch> = async (c) => {
   const query = c.req.valid("query");
   const ids = query.ids
     .split(",")

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationQuery } from "../../lib/pagination";
+import { QueryBoolean } from "../../openapi/query";
 import { PAGE_TYPES } from "../../schemas/pages";
 
 const nullableId = z.string().min(1).max(128).nullable();
@@ -78,19 +79,17 @@ export const PageIdParams = z.object({
     .openapi({ param: { name: "id", in: "path" }, example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
 });
 
-const booleanFlag = z.enum(["true", "false"]);
-
 export const ListPagesQuery = PaginationQuery.extend({
   type: z.enum(PAGE_TYPES).optional().openapi({ description: "Only this kind", example: "page" }),
   parent_id: z.string().min(1).max(128).optional().openapi({ example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
   database_id: z.string().min(1).max(128).optional().openapi({ example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a" }),
   q: z.string().max(500).optional().openapi({ description: "Full-text search", example: "launch" }),
-  archived: booleanFlag.optional().openapi({ description: "List archived pages instead", example: "false" }),
-  in_trash: booleanFlag.optional().openapi({ description: "List pages in the trash instead", example: "false" }),
+  archived: QueryBoolean.optional().openapi({ description: "List archived pages instead", example: "false" }),
+  in_trash: QueryBoolean.optional().openapi({ description: "List pages in the trash instead", example: "false" }),
 }).strict();
 
 export const DeletePageQuery = z.strictObject({
-  permanent: booleanFlag.optional().openapi({
+  permanent: QueryBoolean.optional().openapi({
     description: "true deletes the page and its subtree permanently; default moves it to the trash",
     example: "false",
   }),

@@ -1,15 +1,15 @@
-import type { RouteHandler } from "@hono/zod-openapi";
-import { cancelSubscription } from "../../services/payments/subscriptions";
+import type { Handler } from "../../openapi/define-route";
+import { cancelSubscription, readMe } from "../../services/payments/subscriptions";
 import { receiveWebhook } from "../../services/payments/webhook";
 import type * as routes from "./payments.routes";
 
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
-
 /** The signature covers the body as sent: it is read raw (the text the JSON validator already read, unchanged). */
-export const webhook: Handler<"webhook"> = async (c) =>
+export const webhook: Handler<typeof routes.webhook> = async (c) =>
   c.json(await receiveWebhook(c.var.ctx, await c.req.text(), c.req.header("Stripe-Signature")), 200);
 
-export const cancel: Handler<"cancel"> = async (c) => {
+export const cancel: Handler<typeof routes.cancel> = async (c) => {
   const { at_period_end: atPeriodEnd = true } = c.req.valid("json");
   return c.json(await cancelSubscription(c.var.ctx, atPeriodEnd), 200);
 };
+
+export const me: Handler<typeof routes.me> = async (c) => c.json(await readMe(c.var.ctx), 200);

@@ -4,4 +4,5 @@ import * as routes from "./payments.routes";
 
 export const paymentsRouter = createRouter()
   .openapi(routes.webhook, handlers.webhook)
-  .openapi(routes.cancel, handlers.cancel);
+  .openapi(routes.cancel, handlers.cancel)
+  .openapi(routes.me, handlers.me);

@@ -1,6 +1,6 @@
-import { defineRoute, errorResponse } from "../../openapi/define-route";
+import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent } from "../../openapi/responses";
-import { SubscriptionSchema } from "../../schemas/subscriptions";
+import { MeSchema, SubscriptionSchema } from "../../schemas/subscriptions";
 import { CancelSubscriptionBody, StripeEventBody, WebhookHeaders, WebhookReceiptSchema } from "./payments.schemas";
 
 const tags = ["Payments"];
@@ -41,4 +41,16 @@ export const cancel = defineRoute({
     ),
     503: notConfigured,
   },
+});
+
+export const me = defineRoute({
+  operationId: "getMe",
+  method: "get",
+  path: "/api/v1/me",
+  tags: ["Account"],
+  access: "user",
+  summary: "The caller's account and plan",
+  description:
+    'Who the credential belongs to: id, email, name, `plan` ("free" unless a subscription is active, trialing or past_due) and the subscription\'s state (null when there has never been one). 404 when an app session names a user that no longer exists.',
+  responses: { 200: jsonContent(MeSchema, "The caller"), 404: ERROR_RESPONSES[404] },
 });

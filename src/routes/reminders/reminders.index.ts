@@ -11,4 +11,6 @@ export const remindersRouter = createRouter()
   .openapi(routes.update, handlers.update)
   .openapi(routes.snooze, handlers.snooze)
   .openapi(routes.dismiss, handlers.dismiss)
-  .openapi(routes.cancel, handlers.cancel);
+  .openapi(routes.cancel, handlers.cancel)
+  .openapi(routes.notifications, handlers.notifications)
+  .openapi(routes.readNotification, handlers.readNotification);

@@ -6,11 +6,19 @@ import {
   CancelReminderBody,
   CreateReminderBody,
   DismissReminderBody,
+  NotificationSchema,
   ReminderSchema,
   SnoozeReminderBody,
   UpdateReminderBody,
 } from "../../schemas/reminders";
-import { DueRemindersQuery, ListRemindersQuery, ReminderIdParams } from "./reminders.schemas";
+import {
+  DueRemindersQuery,
+  ListNotificationsQuery,
+  ListRemindersQuery,
+  MarkNotificationReadBody,
+  NotificationIdParams,
+  ReminderIdParams,
+} from "./reminders.schemas";
 
 const tags = ["Reminders"];
 const base = "/api/v1/reminders";
@@ -124,4 +132,36 @@ export const cancel = defineRoute({
   description: `Ends the reminder (\`cancelled\`): nothing more fires. Cancelling a cancelled reminder answers it as it is; a dismissed or completed one is a 409. ${PERSONAL}`,
   request: { params: ReminderIdParams, body: jsonBody(CancelReminderBody, false) },
   responses: { 200: oneReminder("The cancelled reminder"), 409: ERROR_RESPONSES[409] },
+});
+
+// The in-app inbox: a notification is what a reminder's firing leaves for its user.
+const notificationTags = ["Notifications"];
+const notificationBase = "/api/v1/notifications";
+
+export const notifications = defineRoute({
+  operationId: "listNotifications",
+  method: "get",
+  path: notificationBase,
+  tags: notificationTags,
+  access: "user",
+  summary: "The in-app inbox",
+  description:
+    "The caller's notifications, newest first: one per reminder firing, whatever the reminder's channel. On the `push` channel, `push` counts the Web Push deliveries to the caller's subscriptions (pending ones are retried with backoff). Paginated like every listing: `limit` (default 50; above 100 lowered to 100) and `offset` or `cursor` (the previous page's X-Next-Cursor), with the pagination headers.",
+  request: { query: ListNotificationsQuery },
+  responses: {
+    200: { ...jsonContent(z.array(NotificationSchema), "One page of notifications"), headers: paginationHeaders },
+  },
+});
+
+export const readNotification = defineRoute({
+  operationId: "markNotificationRead",
+  method: "post",
+  path: `${notificationBase}/{id}/read`,
+  tags: notificationTags,
+  access: "user",
+  summary: "Mark a notification read",
+  description:
+    "Sets `read_at`; a notification already read keeps its first `read_at` (200). Another user's notification is a 404.",
+  request: { params: NotificationIdParams, body: jsonBody(MarkNotificationReadBody, false) },
+  responses: { 200: jsonContent(NotificationSchema, "The notification") },
 });

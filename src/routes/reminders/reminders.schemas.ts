@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PaginationQuery } from "../../lib/pagination";
+import { QueryBoolean } from "../../openapi/query";
 import { REMINDER_STATUSES, ReminderInstant } from "../../schemas/reminders";
 
 const isoDateTime = ReminderInstant;
@@ -37,5 +38,25 @@ export const DueRemindersQuery = PaginationQuery.extend({
   before: isoDateTime.optional().openapi({
     description: "The instant the time has come by; default now",
     example: "2026-11-23T18:00:00Z",
+  }),
+});
+
+export const NotificationIdParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { name: "id", in: "path" }, example: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d" }),
+});
+
+export const MarkNotificationReadBody = z.strictObject({}).openapi("MarkNotificationRead", {
+  description: "No fields: the body may be omitted, or sent as {}",
+  example: {},
+});
+
+export const ListNotificationsQuery = PaginationQuery.extend({
+  unread: QueryBoolean.optional().openapi({
+    description: "`true`: only unread notifications; `false`: only read ones",
+    example: "true",
   }),
 });

@@ -1,12 +1,10 @@
-import type { RouteHandler } from "@hono/zod-openapi";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
+import type { Handler } from "../../openapi/define-route";
 import { getLink, linkBlocks, listInstances as listLinks, unlinkInstance } from "../../services/synced-blocks/links";
 import { propagate as propagateSource } from "../../services/synced-blocks/propagate";
 import type * as routes from "./synced-blocks.routes";
 
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
-
-export const create: Handler<"create"> = async (c) => {
+export const create: Handler<typeof routes.create> = async (c) => {
   const body = c.req.valid("json");
   const link = await linkBlocks(c.var.ctx, {
     sourceBlockId: body.source_block_id,
@@ -15,7 +13,7 @@ export const create: Handler<"create"> = async (c) => {
   return c.json(link, 201);
 };
 
-export const listInstances: Handler<"listInstances"> = async (c) => {
+export const listInstances: Handler<typeof routes.listInstances> = async (c) => {
   const query = c.req.valid("query");
   const window = pageWindow(query);
   const page = await listLinks(c.var.ctx, c.req.valid("param").sourceBlockId, window, query.status);
@@ -23,11 +21,11 @@ export const listInstances: Handler<"listInstances"> = async (c) => {
   return c.json(page.items, 200);
 };
 
-export const getInstance: Handler<"getInstance"> = async (c) =>
+export const getInstance: Handler<typeof routes.getInstance> = async (c) =>
   c.json(await getLink(c.var.ctx, c.req.valid("param").instanceBlockId), 200);
 
-export const propagate: Handler<"propagate"> = async (c) =>
+export const propagate: Handler<typeof routes.propagate> = async (c) =>
   c.json(await propagateSource(c.var.ctx, c.req.valid("param").sourceBlockId), 200);
 
-export const unlink: Handler<"unlink"> = async (c) =>
+export const unlink: Handler<typeof routes.unlink> = async (c) =>
   c.json(await unlinkInstance(c.var.ctx, c.req.valid("param").instanceBlockId), 200);

@@ -1,7 +1,6 @@
 import { env } from "cloudflare:workers";
 import { ACCEPTED_AUDIO_NAMES } from "../../domain/transcription-audio";
-import { ErrorSchema } from "../../lib/errors";
-import { defineRoute } from "../../openapi/define-route";
+import { defineRoute, errorResponse } from "../../openapi/define-route";
 import { jsonContent } from "../../openapi/responses";
 import { audioUploadBody, TranscriptionResultSchema } from "../../schemas/transcription";
 import {
@@ -14,11 +13,6 @@ import {
 // The limit is configuration (TRANSCRIPTION_MAX_BYTES), read once when the Worker starts: it is
 // the route's own body limit, held before the body is read. The handler holds it per request too.
 const MAX_AUDIO_BYTES = maxAudioBytes(env);
-
-const errorWithExample = (description: string, example: Record<string, unknown>) => ({
-  description,
-  content: { "application/json": { schema: ErrorSchema, example } },
-});
 
 export const transcribe = defineRoute({
   operationId: "transcribeAudio",
@@ -34,7 +28,7 @@ export const transcribe = defineRoute({
   bodyLimit: transcriptionBodyLimit(env),
   responses: {
     200: jsonContent(TranscriptionResultSchema, "The transcription"),
-    400: errorWithExample(
+    400: errorResponse(
       "No `audio` file part, an empty file, an unknown field, a malformed multipart body, or bytes that are not audio of an accepted format (`code` validation_failed; `details.field`, `details.detected`)",
       {
         error: `The file is not audio this service transcribes: send ${ACCEPTED_AUDIO_NAMES.join(", ")}`,
@@ -42,7 +36,7 @@ export const transcribe = defineRoute({
         details: { field: "audio", detected: "image/png", accepted: ACCEPTED_AUDIO_NAMES },
       },
     ),
-    413: errorWithExample(
+    413: errorResponse(
       `The file is larger than ${MAX_AUDIO_BYTES} bytes (TRANSCRIPTION_MAX_BYTES) (\`code\` payload_too_large)`,
       {
         error: `The audio file is larger than ${MAX_AUDIO_BYTES} bytes`,
@@ -50,16 +44,16 @@ export const transcribe = defineRoute({
         details: { max_bytes: MAX_AUDIO_BYTES },
       },
     ),
-    415: errorWithExample("The body is not multipart/form-data (`code` unsupported_media_type)", {
+    415: errorResponse("The body is not multipart/form-data (`code` unsupported_media_type)", {
       error: "Send the audio as multipart/form-data, in a file part named `audio`",
       code: "unsupported_media_type",
       details: { accepted: ["multipart/form-data"] },
     }),
-    500: errorWithExample(
+    500: errorResponse(
       "Transcription failed: the transcriber answered with an error status, timed out, could not be reached or answered something that is not a transcription (`code` upstream_failed; the message names the transcriber and what happened, never its answer, address or key), or an unexpected failure (`code` internal). X-Request-Id identifies it",
       { error: "transcription service answered with HTTP 429", code: "upstream_failed" },
     ),
-    503: errorWithExample(
+    503: errorResponse(
       "Nothing is configured to transcribe on this server: no Workers AI binding and no usable TRANSCRIPTION_BASE_URL (`code` unavailable; `details.setting` names what to set). Nothing was sent anywhere",
       {
         error: "Transcription is not configured on this server: bind Workers AI as AI, or set TRANSCRIPTION_BASE_URL",

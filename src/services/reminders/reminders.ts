@@ -388,11 +388,19 @@ async function writeLive(
   throw ended(state, action);
 }
 
+/** When a snoozed reminder fires again: at `until` (an ISO-8601 instant) or `minutes` from now, one of the two. */
+export interface SnoozeReminderInput {
+  until?: string;
+  minutes?: number;
+}
+
 /**
- * Fires the reminder again at `until` (in the future). A reminder still waiting for its time
- * cannot be snoozed to before it: that would remind earlier, not later (PUT a new `remind_at`).
+ * Fires the reminder again at `until` (in the future), or `minutes` from now. A reminder still
+ * waiting for its time cannot be snoozed to before it: that would remind earlier, not later (PUT a
+ * new `remind_at`).
  */
-export async function snoozeReminder(ctx: UserContext, id: string, until: Date): Promise<Reminder> {
+export async function snoozeReminder(ctx: UserContext, id: string, input: SnoozeReminderInput): Promise<Reminder> {
+  const until = input.until ? new Date(input.until) : new Date(ctx.now().getTime() + (input.minutes ?? 0) * 60_000);
   if (until.getTime() <= ctx.now().getTime()) {
     throw badRequest("until must be in the future", { field: "until", until: until.toISOString() });
   }

@@ -7,9 +7,9 @@ import {
   QuickTaskBody,
   QuickTaskCreatedSchema,
   QuickTaskPreviewBody,
-  QuickTaskPreviewQuery,
   QuickTaskPreviewSchema,
 } from "../../schemas/quick-tasks";
+import { PreviewQuery } from "./quick-tasks.schemas";
 
 const tags = ["Quick tasks"];
 const base = "/api/v1/tasks";
@@ -33,7 +33,7 @@ export const preview = defineRoute({
   rateLimit: MODEL_RATE_LIMIT,
   summary: "Parse a quick task without creating it",
   description: `Parses one line of text into a task and shows where it would go; writes nothing (before the built-in Tasks database exists, its mapping has null ids). ${PARSING} ${TARGET} With the caller's quickTaskSkipPreview set, a request marked \`preview=1\` (query or body), as shortcuts send, creates the task at once and answers 201 as the create does, with \`skipped_preview\` true.`,
-  request: { query: QuickTaskPreviewQuery, body: jsonBody(QuickTaskPreviewBody) },
+  request: { query: PreviewQuery, body: jsonBody(QuickTaskPreviewBody) },
   responses: {
     200: jsonContent(QuickTaskPreviewSchema, "The parse and the target database; nothing written"),
     201: jsonContent(QuickTaskCreatedSchema, "Created at once: `preview=1` with quickTaskSkipPreview set"),

@@ -1,43 +1,8 @@
-import { z } from "@hono/zod-openapi";
 import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent } from "../../openapi/responses";
+import { CompleteSignInBody, CompleteSignInResponse } from "./accounts.schemas";
 
-const CompleteSignInBody = z
-  .object({
-    sessionId: z.string().trim().min(1).max(512).openapi({
-      description:
-        "The session id the identity provider's front end produced (Clerk: `sess_...`). With the development provider (local use), `dev:<email>`.",
-      example: "dev:ada@example.com",
-    }),
-  })
-  .openapi("CompleteSignInRequest");
-
-const SessionUser = z
-  .object({
-    id: z.string().openapi({ example: "5f0c6f9e-8a53-4c4b-9d67-0b7d1f2a3c4d" }),
-    email: z.string().openapi({ example: "ada@example.com" }),
-    name: z.string().nullable().openapi({ example: "Ada Lovelace" }),
-  })
-  .openapi("SessionUser");
-
-const CompleteSignInResponse = z
-  .object({
-    success: z.boolean().openapi({ example: true }),
-    sessionData: z
-      .object({
-        token: z.string().openapi({
-          description:
-            "The app-session token: send it as `Authorization: Bearer <token>` (API keys are managed with it)",
-          example: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI1ZjBjNmY5ZSJ9.c2lnbmF0dXJl",
-        }),
-        expires_at: z.string().openapi({ example: "2026-11-30T12:00:00.000Z" }),
-        user: SessionUser,
-      })
-      .openapi("SessionData"),
-  })
-  .openapi("CompleteSignInResponse");
-
-export const completeSignIn = defineRoute({
+export const complete = defineRoute({
   operationId: "completeSignIn",
   method: "post",
   path: "/auth/complete",

@@ -1,24 +1,21 @@
-import type { RouteHandler } from "@hono/zod-openapi";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
+import type { Handler } from "../../openapi/define-route";
 import { listDatabaseOptions } from "../../services/quick-tasks/database-options";
 import { createQuickTask, previewQuickTask } from "../../services/quick-tasks/quick-tasks";
-import type * as routes from "./tasks.routes";
+import type * as routes from "./quick-tasks.routes";
 
-type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R]>;
-
-export const preview: Handler<"preview"> = async (c) => {
+export const preview: Handler<typeof routes.preview> = async (c) => {
   const { preview: bodyMarker, ...input } = c.req.valid("json");
-  const queryMarker = c.req.valid("query").preview;
-  const previewMarked = bodyMarker === true || queryMarker === "1" || queryMarker === "true";
+  const previewMarked = bodyMarker === true || c.req.valid("query").preview === true;
   const outcome = await previewQuickTask(c.var.ctx, input, { previewMarked });
   return outcome.created ? c.json(outcome, 201) : c.json(outcome, 200);
 };
 
-export const create: Handler<"create"> = async (c) => {
+export const create: Handler<typeof routes.create> = async (c) => {
   return c.json(await createQuickTask(c.var.ctx, c.req.valid("json")), 201);
 };
 
-export const databaseOptions: Handler<"databaseOptions"> = async (c) => {
+export const databaseOptions: Handler<typeof routes.databaseOptions> = async (c) => {
   const window = pageWindow(c.req.valid("query"));
   const page = await listDatabaseOptions(c.var.ctx, window);
   setPaginationHeaders(c, page, window);

@@ -1,0 +1,36 @@
+import { z } from "@hono/zod-openapi";
+
+export const CompleteSignInBody = z
+  .object({
+    sessionId: z.string().trim().min(1).max(512).openapi({
+      description:
+        "The session id the identity provider's front end produced (Clerk: `sess_...`). With the development provider (local use), `dev:<email>`.",
+      example: "dev:ada@example.com",
+    }),
+  })
+  .openapi("CompleteSignInRequest");
+
+const SessionUser = z
+  .object({
+    id: z.string().openapi({ example: "5f0c6f9e-8a53-4c4b-9d67-0b7d1f2a3c4d" }),
+    email: z.string().openapi({ example: "ada@example.com" }),
+    name: z.string().nullable().openapi({ example: "Ada Lovelace" }),
+  })
+  .openapi("SessionUser");
+
+export const CompleteSignInResponse = z
+  .object({
+    success: z.boolean().openapi({ example: true }),
+    sessionData: z
+      .object({
+        token: z.string().openapi({
+          description:
+            "The app-session token: send it as `Authorization: Bearer <token>` (API keys are managed with it)",
+          example: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI1ZjBjNmY5ZSJ9.c2lnbmF0dXJl",
+        }),
+        expires_at: z.string().openapi({ example: "2026-11-30T12:00:00.000Z" }),
+        user: SessionUser,
+      })
+      .openapi("SessionData"),
+  })
+  .openapi("CompleteSignInResponse");
