@@ -179,6 +179,7 @@ function answerRefusal(c: Context<AppEnv>, error: ApiError): Response {
   if (error.status === 401) c.header("WWW-Authenticate", 'Bearer realm="workspace-api"');
   const retryAfter = error.code === "rate_limited" ? error.details?.retry_after_seconds : undefined;
   if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
+  for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return c.json(error.body, error.status);
 }
 

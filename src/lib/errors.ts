@@ -13,8 +13,18 @@ export const ERROR_CODES = {
   not_found: { status: 404, description: "No such object, or not visible to the caller" },
   method_not_allowed: { status: 405, description: "The path exists, the method does not (see `Allow`)" },
   conflict: { status: 409, description: "Conflicts with the current state (a taken id or name, a concurrent change)" },
+  precondition_failed: {
+    status: 412,
+    description:
+      "An If-Match or If-None-Match precondition did not hold (RFC 9110 §13.1, §15.5.13): nothing was written; `details.etag` and `ETag` carry the current entity tag",
+  },
   payload_too_large: { status: 413, description: "The body is larger than this route accepts" },
   unsupported_media_type: { status: 415, description: "The body's Content-Type is not one this route reads" },
+  range_not_satisfiable: {
+    status: 416,
+    description:
+      "The `Range` asked for lies outside the file (RFC 9110 §15.5.17): `Content-Range: bytes */<size>` and `details.size` give its size",
+  },
   rate_limited: { status: 429, description: "Too many requests: retry after `Retry-After` seconds" },
   internal: { status: 500, description: "An unexpected failure; report the X-Request-Id" },
   upstream_failed: { status: 500, description: "A third-party service failed or could not be reached" },
@@ -52,6 +62,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** Response headers the refusal's status calls for (`ETag` with a 412, `Content-Range` with a 416). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = "ApiError";

@@ -5,6 +5,7 @@ import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } fro
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { type ErrorBody, ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
+import { declareEntityTags, type EntityTagRole } from "./entity-tags";
 import { validationHook } from "./validation";
 
 /** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
@@ -59,6 +60,8 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
   bodyLimit?: number;
   /** Requests beyond a rate are refused with 429 before any work (open routes that cost money). */
   rateLimit?: RateLimitSpec;
+  /** Validators and preconditions of a single resource (RFC 9110): declares ETag, If-Match, If-None-Match, 304, 412. */
+  entityTag?: EntityTagRole;
 };
 
 type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
@@ -69,7 +72,10 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  * gives handlers, `c.var.ctx` as a UserContext for `user` and `session`);
  * at run time the body limit follows it.
  */
-export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit" | "rateLimit" | "scope"> & {
+export type DefinedRoute<R extends RouteSpec> = Omit<
+  R,
+  "access" | "bodyLimit" | "rateLimit" | "scope" | "entityTag"
+> & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
 };
@@ -199,7 +205,8 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * rate limit and its body limit. Authentication runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, ...config } = spec;
+  const { access, bodyLimit: limit, rateLimit, scope: _scope, entityTag, ...declared } = spec;
+  const config = entityTag ? declareEntityTags(declared, entityTag) : declared;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
