@@ -41,6 +41,7 @@ export const list = defineRoute({
 
 const createSpec = {
   operationId: "createBlock",
+  entityTag: "create" as const,
   method: "post" as const,
   path: base,
   tags,
@@ -69,6 +70,7 @@ export const createUnversioned = defineRoute({
 
 export const get = defineRoute({
   operationId: "getBlock",
+  entityTag: "read",
   method: "get",
   path: `${base}/{id}`,
   tags,
@@ -82,6 +84,7 @@ export const get = defineRoute({
 
 export const update = defineRoute({
   operationId: "updateBlock",
+  entityTag: "write",
   method: "patch",
   path: `${base}/{id}`,
   tags,
@@ -95,6 +98,7 @@ export const update = defineRoute({
 
 export const remove = defineRoute({
   operationId: "deleteBlock",
+  entityTag: "remove",
   method: "delete",
   path: `${base}/{id}`,
   tags,
@@ -143,6 +147,7 @@ export const hierarchy = defineRoute({
 
 export const duplicate = defineRoute({
   operationId: "duplicateBlock",
+  entityTag: "create",
   method: "post",
   path: `${base}/{id}/duplicate`,
   tags,
@@ -156,6 +161,7 @@ export const duplicate = defineRoute({
 
 export const convert = defineRoute({
   operationId: "convertBlock",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/convert`,
   tags,
@@ -169,6 +175,7 @@ export const convert = defineRoute({
 
 export const archive = defineRoute({
   operationId: "archiveBlock",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/archive`,
   tags,
@@ -182,6 +189,7 @@ export const archive = defineRoute({
 
 export const trash = defineRoute({
   operationId: "trashBlock",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/trash`,
   tags,
@@ -194,6 +202,7 @@ export const trash = defineRoute({
 
 export const restore = defineRoute({
   operationId: "restoreBlock",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/restore`,
   tags,
@@ -206,6 +215,7 @@ export const restore = defineRoute({
 
 export const move = defineRoute({
   operationId: "moveBlock",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/move`,
   tags,
