@@ -61,6 +61,7 @@ export const list = defineRoute({
 
 const createSpec = {
   operationId: "createPage",
+  entityTag: "create" as const,
   method: "post" as const,
   path: base,
   tags,
@@ -90,6 +91,7 @@ export const createUnversioned = defineRoute({
 
 export const get = defineRoute({
   operationId: "getPage",
+  entityTag: "read",
   method: "get",
   path: `${base}/{id}`,
   tags,
@@ -103,6 +105,7 @@ export const get = defineRoute({
 
 export const update = defineRoute({
   operationId: "updatePage",
+  entityTag: "write",
   method: "put",
   path: `${base}/{id}`,
   tags,
@@ -116,6 +119,7 @@ export const update = defineRoute({
 
 export const remove = defineRoute({
   operationId: "deletePage",
+  entityTag: "remove",
   method: "delete",
   path: `${base}/{id}`,
   tags,
