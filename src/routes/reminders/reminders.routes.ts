@@ -48,6 +48,7 @@ export const list = defineRoute({
 
 export const create = defineRoute({
   operationId: "createReminder",
+  entityTag: "create",
   method: "post",
   path: base,
   tags,
@@ -76,6 +77,7 @@ export const due = defineRoute({
 
 export const get = defineRoute({
   operationId: "getReminder",
+  entityTag: "read",
   method: "get",
   path: `${base}/{reminder_id}`,
   tags,
@@ -88,6 +90,7 @@ export const get = defineRoute({
 
 export const update = defineRoute({
   operationId: "updateReminder",
+  entityTag: "write",
   method: "put",
   path: `${base}/{reminder_id}`,
   tags,
@@ -100,6 +103,7 @@ export const update = defineRoute({
 
 export const snooze = defineRoute({
   operationId: "snoozeReminder",
+  entityTag: "write",
   method: "post",
   path: `${base}/{reminder_id}/snooze`,
   tags,
@@ -112,6 +116,7 @@ export const snooze = defineRoute({
 
 export const dismiss = defineRoute({
   operationId: "dismissReminder",
+  entityTag: "write",
   method: "post",
   path: `${base}/{reminder_id}/dismiss`,
   tags,
@@ -124,6 +129,7 @@ export const dismiss = defineRoute({
 
 export const cancel = defineRoute({
   operationId: "cancelReminder",
+  entityTag: "write",
   method: "post",
   path: `${base}/{reminder_id}/cancel`,
   tags,
