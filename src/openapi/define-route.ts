@@ -5,6 +5,7 @@ import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } fro
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
+import { checkedLocation, locationHeader, locationOfCreated } from "./location";
 import { validationHook } from "./validation";
 
 /** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
@@ -58,6 +59,12 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
   bodyLimit?: number;
   /** Requests beyond a rate are refused with 429 before any work (open routes that cost money). */
   rateLimit?: RateLimitSpec;
+  /**
+   * Where the resource a 201 created is read (RFC 9110 §15.3.2, §10.2.2), sent as `Location`: an
+   * absolute path whose `{field}` is the 201 answer's field (`{task.id}` one inside it) and
+   * `{path.name}` the request's path parameter. Required of a route that answers 201, and only of one.
+   */
+  location?: string;
 };
 
 type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
@@ -68,7 +75,7 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  * gives handlers, `c.var.ctx` as a UserContext for `user` and `session`);
  * at run time the body limit follows it.
  */
-export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit" | "rateLimit" | "scope"> & {
+export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit" | "rateLimit" | "scope" | "location"> & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
 };
@@ -151,6 +158,23 @@ function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<App
   };
 }
 
+type ResponsesConfig = RouteConfig["responses"];
+
+/** The headers each response declares besides its own: `Location` on a 201. */
+function withResponseHeaders(spec: RouteSpec, responses: ResponsesConfig): ResponsesConfig {
+  const declared = (status: string): Record<string, unknown> => ({
+    ...(status === "201" && spec.location !== undefined ? { Location: locationHeader(spec.location) } : {}),
+  });
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const headers = declared(status);
+      if (Object.keys(headers).length === 0) return [status, response];
+      const own = "headers" in response ? response.headers : undefined;
+      return [status, { ...response, headers: { ...own, ...headers } }];
+    }),
+  ) as ResponsesConfig;
+}
+
 /** A JSON media type (`application/json`, `application/merge-patch+json`...), as the validator reads one. */
 const JSON_MEDIA_TYPE = /^application\/([a-z-.]+\+)?json/i;
 /** The bytes JSON allows around a value and ignores (RFC 8259): space, tab, line feed, carriage return. */
@@ -195,15 +219,18 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * Defines a route from one declaration: its access kind sets the contract's
  * `security`, its standard error responses and the middleware that enforces
  * it (so a route cannot be documented one way and guarded another), its
- * rate limit and its body limit. Authentication runs before any input is validated.
+ * rate limit, its body limit and a 201's `Location`. Authentication runs
+ * before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, ...config } = spec;
+  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, ...config } = spec;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
   }
+  const created = checkedLocation(spec, location);
   const middleware: MiddlewareHandler[] = [accessMiddleware(access, routeScope(spec))];
+  if (created !== undefined) middleware.push(locationOfCreated(created));
   if (rateLimit) middleware.push(rateLimited(rateLimit, `${spec.method} ${spec.path}`) as MiddlewareHandler);
   if (hasBody(spec)) {
     const maxSize = limit ?? DEFAULT_BODY_LIMIT_BYTES;
@@ -220,7 +247,7 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
   return createRoute({
     ...config,
     security: SECURITY[access],
-    responses: { ...standardErrors(spec), ...config.responses },
+    responses: withResponseHeaders(spec, { ...standardErrors(spec), ...config.responses }),
     middleware,
   }) as unknown as DefinedRoute<R>;
 }
