@@ -9,6 +9,7 @@ import { ApiError, ERROR_CODES, type ErrorBody, type ErrorCode } from "./lib/err
 import { findAllowedMethods } from "./lib/method-not-allowed";
 import { OutboundError } from "./lib/outbound";
 import { PAGINATION_HEADER_NAMES } from "./lib/pagination";
+import { RATE_LIMIT_HEADER, refusedItem, writeQuotaCount } from "./lib/rate-limit-fields";
 import { validationHook } from "./openapi/validation";
 import { aiRouter } from "./routes/ai/ai.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
@@ -91,6 +92,9 @@ export function createApp() {
     c.res.headers.append("Server-Timing", serverTimingValue(ctx.meter));
     const authSource = c.get("authSource");
     if (authSource) c.res.headers.append("Server-Timing", `auth;desc="${authSource}"`);
+    // A credential that turned out dead (401) has no quota to report.
+    const rateLimit = c.get("rateLimit");
+    if (rateLimit && c.res.status !== 401) writeQuotaCount(c.res.headers, rateLimit);
   });
   app.use(
     "*",
@@ -153,6 +157,10 @@ export function createApp() {
       if (error.status === 401) c.header("WWW-Authenticate", 'Bearer realm="workspace-api"');
       const retryAfter = error.code === "rate_limited" ? error.details?.retry_after_seconds : undefined;
       if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
+      const policy = error.code === "rate_limited" ? error.details?.policy : undefined;
+      if (typeof retryAfter === "number" && typeof policy === "string") {
+        c.header(RATE_LIMIT_HEADER, refusedItem(policy, retryAfter), { append: true });
+      }
       return c.json(error.body, error.status);
     }
     if (error instanceof HTTPException && error.status < 500) {

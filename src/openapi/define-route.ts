@@ -5,6 +5,8 @@ import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } fro
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
+import { POLICY_NAMES } from "../lib/rate-limit-fields";
+import { QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
 import { checkedLocation, locationHeader, locationOfCreated } from "./location";
 import { validationHook } from "./validation";
 
@@ -16,12 +18,13 @@ export const errorResponse = (description: string) => ({
   content: { "application/json": { schema: ErrorSchema } },
 });
 
-/** A 429 with its `Retry-After`, for a route that refuses beyond a limit of its own (`rateLimit` declares it itself). */
+/**
+ * A 429 with its `Retry-After` and RateLimit item, for a route that refuses beyond a limit of its own
+ * (a `rateLimit` declares it itself, and every authenticated route has one for its credential's quota).
+ */
 export const rateLimitedResponse = (description: string) => ({
   ...errorResponse(description),
-  headers: {
-    "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait before trying again" },
-  },
+  headers: REFUSAL_HEADERS,
 });
 
 /** Error responses a route can declare besides the ones its access kind and shape already give it. */
@@ -87,9 +90,26 @@ const hasOptionalBody = (spec: RouteSpec) => hasBody(spec) && spec.request?.body
 const hasInput = (spec: RouteSpec) =>
   hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
 
+const isAuthenticated = (spec: RouteSpec) => spec.access === "user" || spec.access === "session";
+
+/** Which limits a route's 429 comes from: its credential's quota, its own limit, or both. */
+function refusalDescription(spec: RouteSpec): string {
+  const limits = [
+    ...(isAuthenticated(spec)
+      ? [`past the credential's quota (\`details.policy\` \`${POLICY_NAMES.credential}\`)`]
+      : []),
+    ...(spec.rateLimit
+      ? [
+          `past this operation's own limit, per ${spec.rateLimit.per === "user" ? "user" : "client address"} (\`${POLICY_NAMES.operation}\`)`,
+        ]
+      : []),
+  ];
+  return `Too many requests (\`code\` rate_limited): ${limits.join(", or ")}`;
+}
+
 /** The error responses that follow from a route's access kind and shape. */
 function standardErrors(spec: RouteSpec) {
-  const authenticated = spec.access === "user" || spec.access === "session";
+  const authenticated = isAuthenticated(spec);
   return {
     ...(hasInput(spec) || spec.access === "signed"
       ? { 400: errorResponse("Invalid request: `details` names each problem (`code` validation_failed)") }
@@ -118,7 +138,7 @@ function standardErrors(spec: RouteSpec) {
           415: errorResponse("The body's Content-Type is not one this operation reads (`code` unsupported_media_type)"),
         }
       : {}),
-    ...(spec.rateLimit ? { 429: rateLimitedResponse("Too many requests (`code` rate_limited)") } : {}),
+    ...(authenticated || spec.rateLimit ? { 429: rateLimitedResponse(refusalDescription(spec)) } : {}),
     500: errorResponse("Unexpected failure (`code` internal); the response's X-Request-Id identifies it"),
   };
 }
@@ -152,7 +172,8 @@ function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<App
           ? `${route}|user:${c.var.ctx.actor?.userId ?? "anonymous"}`
           : `${route}|client:${clientKey(c.req.header("CF-Connecting-IP"))}`;
       const { success } = await limiter.limit({ key });
-      if (!success) throw tooManyRequests(limit.retryAfterSeconds, "Too many requests: retry later");
+      if (!success)
+        throw tooManyRequests(POLICY_NAMES.operation, limit.retryAfterSeconds, "Too many requests: retry later");
     }
     await next();
   };
@@ -160,9 +181,14 @@ function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<App
 
 type ResponsesConfig = RouteConfig["responses"];
 
-/** The headers each response declares besides its own: `Location` on a 201. */
+/**
+ * The headers each response declares besides its own: the quota fields on every answer to a
+ * credential but a 401, `Retry-After` and the RateLimit item on a 429, `Location` on a 201.
+ */
 function withResponseHeaders(spec: RouteSpec, responses: ResponsesConfig): ResponsesConfig {
   const declared = (status: string): Record<string, unknown> => ({
+    ...(isAuthenticated(spec) && status !== "401" ? QUOTA_HEADERS : {}),
+    ...(status === "429" ? REFUSAL_HEADERS : {}),
     ...(status === "201" && spec.location !== undefined ? { Location: locationHeader(spec.location) } : {}),
   });
   return Object.fromEntries(
@@ -219,8 +245,8 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * Defines a route from one declaration: its access kind sets the contract's
  * `security`, its standard error responses and the middleware that enforces
  * it (so a route cannot be documented one way and guarded another), its
- * rate limit, its body limit and a 201's `Location`. Authentication runs
- * before any input is validated.
+ * rate limit, its body limit and a 201's `Location`. Authentication (which
+ * counts the credential's quota) runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
   const { access, bodyLimit: limit, rateLimit, scope: _scope, location, ...config } = spec;

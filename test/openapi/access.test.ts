@@ -172,7 +172,13 @@ describe("access kinds, enforced by the route's own declaration", () => {
     const refused = await from(client);
     expect(refused.status).toBe(429);
     expect(refused.headers.get("Retry-After")).toBe("60");
-    expect(await refused.json()).toMatchObject({ code: "rate_limited", details: { retry_after_seconds: 60 } });
+    expect(await refused.json()).toMatchObject({
+      code: "rate_limited",
+      details: { policy: "operation", retry_after_seconds: 60 },
+    });
+    // The limit reached, as every 429 names it (draft-ietf-httpapi-ratelimit-headers); no credential, no quota of one.
+    expect(refused.headers.get("RateLimit")).toBe('"operation";r=0;t=60');
+    expect(refused.headers.get("RateLimit-Policy")).toBeNull();
     // Another client is counted on its own.
     expect((await from(`203.0.113.${Math.floor(Math.random() * 250)}`)).status).toBe(200);
     expect(Object.keys(limited.responses)).toContain("429");
