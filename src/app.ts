@@ -4,11 +4,11 @@ import { HTTPException } from "hono/http-exception";
 import { serverTimingValue } from "./db/round-trips";
 import { checkBookmarkHeader, D1_BOOKMARK_HEADER, sessionConstraint, sessionDatabase } from "./db/sessions";
 import { type AppEnv, createContext } from "./lib/context";
+import { CORS_OPTIONS } from "./lib/cors";
 import { connectsFromLoopback } from "./lib/environment";
 import { ApiError, ERROR_CODES, type ErrorBody, type ErrorCode } from "./lib/errors";
 import { findAllowedMethods } from "./lib/method-not-allowed";
 import { OutboundError } from "./lib/outbound";
-import { PAGINATION_HEADER_NAMES } from "./lib/pagination";
 import { RATE_LIMIT_HEADER, refusedItem, writeQuotaCount } from "./lib/rate-limit-fields";
 import { validationHook } from "./openapi/validation";
 import { aiRouter } from "./routes/ai/ai.index";
@@ -96,13 +96,7 @@ export function createApp() {
     const rateLimit = c.get("rateLimit");
     if (rateLimit && c.res.status !== 401) writeQuotaCount(c.res.headers, rateLimit);
   });
-  app.use(
-    "*",
-    cors({
-      origin: "*",
-      exposeHeaders: [...PAGINATION_HEADER_NAMES, "X-Request-Id", "X-Hierarchy-Truncated", D1_BOOKMARK_HEADER],
-    }),
-  );
+  app.use("*", cors(CORS_OPTIONS));
   // A malformed bookmark is refused before any route runs (so before any query), after the
   // context and CORS middleware, so its 400 carries their headers like any other error.
   app.use("*", async (c, next) => {
