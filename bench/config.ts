@@ -54,6 +54,14 @@ export const TARGETS = {
   maxSignedDownloadRoundTrips: 0,
 } as const;
 
+/**
+ * Each credential's quota while the bench runs (API_RATE_LIMIT_REQUESTS and the API_RATE_LIMITER
+ * binding of its copy of wrangler.toml, a minute's window): one API key drives every load, far past
+ * any client's quota, and a 429 would fail the run. The Worker still counts every request, so what
+ * the count costs is measured; only the refusal is lifted (the most src/auth/credential-limit.ts takes).
+ */
+export const BENCH_CREDENTIAL_QUOTA = 1_000_000;
+
 /** Seconds to wait for `wrangler dev` to answer before giving up. */
 export const SERVER_START_TIMEOUT_SECONDS = 90;
 

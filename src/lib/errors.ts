@@ -15,7 +15,10 @@ export const ERROR_CODES = {
   conflict: { status: 409, description: "Conflicts with the current state (a taken id or name, a concurrent change)" },
   payload_too_large: { status: 413, description: "The body is larger than this route accepts" },
   unsupported_media_type: { status: 415, description: "The body's Content-Type is not one this route reads" },
-  rate_limited: { status: 429, description: "Too many requests: retry after `Retry-After` seconds" },
+  rate_limited: {
+    status: 429,
+    description: "Too many requests: retry after `Retry-After` seconds; `details.policy` names the limit reached",
+  },
   internal: { status: 500, description: "An unexpected failure; report the X-Request-Id" },
   upstream_failed: { status: 500, description: "A third-party service failed or could not be reached" },
   unavailable: { status: 503, description: "A capability is temporarily unavailable" },
@@ -74,9 +77,16 @@ export const notFound = (message = "Not found", details?: Record<string, unknown
   new ApiError("not_found", message, details);
 export const conflict = (message: string, details?: Record<string, unknown>) =>
   new ApiError("conflict", message, details);
-/** A 429: `details.retry_after_seconds` is also sent as `Retry-After` (app.ts `onError`). */
-export const tooManyRequests = (retryAfterSeconds: number, message: string, details?: Record<string, unknown>) =>
-  new ApiError("rate_limited", message, { ...details, retry_after_seconds: retryAfterSeconds });
+/**
+ * A 429 of the quota policy named `policy`: `details.retry_after_seconds` is also sent as
+ * `Retry-After`, and the policy as a RateLimit item with nothing available until then (app.ts `onError`).
+ */
+export const tooManyRequests = (
+  policy: string,
+  retryAfterSeconds: number,
+  message: string,
+  details?: Record<string, unknown>,
+) => new ApiError("rate_limited", message, { ...details, policy, retry_after_seconds: retryAfterSeconds });
 export const payloadTooLarge = (maxBytes: number) =>
   new ApiError("payload_too_large", "Request body too large", { max_bytes: maxBytes });
 
