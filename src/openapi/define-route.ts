@@ -1,10 +1,11 @@
-import { createRoute, OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
+import { idempotencyKeyHeaderSchema, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
 import { validationHook } from "./validation";
 
 /** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
@@ -79,6 +80,9 @@ const hasBody = (spec: RouteSpec) => spec.request?.body !== undefined;
 const hasOptionalBody = (spec: RouteSpec) => hasBody(spec) && spec.request?.body?.required !== true;
 const hasInput = (spec: RouteSpec) =>
   hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
+/** A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes): it takes an `Idempotency-Key`. */
+const takesIdempotencyKey = (spec: RouteSpec) =>
+  (spec.access === "user" || spec.access === "session") && ["post", "put", "patch", "delete"].includes(spec.method);
 
 /** The error responses that follow from a route's access kind and shape. */
 function standardErrors(spec: RouteSpec) {
@@ -217,10 +221,22 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
     );
     if (hasOptionalBody(spec)) middleware.push(emptyBodyIsNoBody);
   }
+  const responses = { ...standardErrors(spec), ...config.responses };
+  if (!takesIdempotencyKey(spec)) {
+    return createRoute({ ...config, security: SECURITY[access], responses, middleware }) as unknown as DefinedRoute<R>;
+  }
+  // After the body limit: the key's fingerprint reads the body.
+  middleware.push(idempotencyKeys as MiddlewareHandler);
+  const headers = config.request?.headers;
   return createRoute({
     ...config,
+    request: {
+      ...config.request,
+      headers:
+        headers instanceof z.ZodObject ? headers.extend(idempotencyKeyHeaderSchema.shape) : idempotencyKeyHeaderSchema,
+    },
     security: SECURITY[access],
-    responses: { ...standardErrors(spec), ...config.responses },
+    responses: withIdempotencyResponses(responses, ErrorSchema) as typeof responses,
     middleware,
   }) as unknown as DefinedRoute<R>;
 }
