@@ -5,7 +5,7 @@ import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } fro
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
-import { idempotencyKeyHeaderSchema, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
+import { idempotencyKeyHeader, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
 import { validationHook } from "./validation";
 
 /** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
@@ -59,6 +59,11 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
   bodyLimit?: number;
   /** Requests beyond a rate are refused with 429 before any work (open routes that cost money). */
   rateLimit?: RateLimitSpec;
+  /**
+   * The success response carries a secret shown once (a new API key): an `Idempotency-Key` retry
+   * never gets it again, as it is never stored (see openapi/idempotency.ts).
+   */
+  secretResponse?: true;
 };
 
 type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
@@ -69,7 +74,10 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  * gives handlers, `c.var.ctx` as a UserContext for `user` and `session`);
  * at run time the body limit follows it.
  */
-export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit" | "rateLimit" | "scope"> & {
+export type DefinedRoute<R extends RouteSpec> = Omit<
+  R,
+  "access" | "bodyLimit" | "rateLimit" | "scope" | "secretResponse"
+> & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
 };
@@ -202,7 +210,7 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * rate limit and its body limit. Authentication runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, ...config } = spec;
+  const { access, bodyLimit: limit, rateLimit, scope: _scope, secretResponse, ...config } = spec;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
@@ -226,14 +234,15 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
     return createRoute({ ...config, security: SECURITY[access], responses, middleware }) as unknown as DefinedRoute<R>;
   }
   // After the body limit: the key's fingerprint reads the body.
-  middleware.push(idempotencyKeys as MiddlewareHandler);
+  const keepResponses = secretResponse !== true;
+  middleware.push(idempotencyKeys({ keepResponses }) as MiddlewareHandler);
+  const keyHeader = idempotencyKeyHeader(keepResponses);
   const headers = config.request?.headers;
   return createRoute({
     ...config,
     request: {
       ...config.request,
-      headers:
-        headers instanceof z.ZodObject ? headers.extend(idempotencyKeyHeaderSchema.shape) : idempotencyKeyHeaderSchema,
+      headers: headers instanceof z.ZodObject ? headers.extend(keyHeader.shape) : keyHeader,
     },
     security: SECURITY[access],
     responses: withIdempotencyResponses(responses, ErrorSchema) as typeof responses,

@@ -164,7 +164,13 @@ function logKeyFailure(ctx: UserContext, step: string, error: unknown): void {
  * the draft asks clients to correct a request before retrying it. A stream is marked committed at
  * once (it is never run again) and recorded when it ends, from a copy of what the client is sent.
  */
-async function settle(c: Context, ctx: UserContext, attempt: KeyAttempt, writes: CommitState): Promise<void> {
+async function settle(
+  c: Context,
+  ctx: UserContext,
+  attempt: KeyAttempt,
+  writes: CommitState,
+  keepResponses: boolean,
+): Promise<void> {
   const response = c.res;
   const mayHaveWritten = writes.landed || writes.failed;
   if (!mayHaveWritten && !response.ok) {
@@ -184,50 +190,57 @@ async function settle(c: Context, ctx: UserContext, attempt: KeyAttempt, writes:
     );
     return;
   }
-  const body = await keptBody(response.clone().body);
+  const body = keepResponses ? await keptBody(response.clone().body) : null;
   // A response too large to keep, of a request that changed nothing, can simply be asked for again.
   const release = body === null && !mayHaveWritten;
   const settled = release ? releaseKey(ctx, attempt) : recordResponse(ctx, attempt, { status, headers, body });
   await settled.catch((error) => logKeyFailure(ctx, release ? "released" : "recorded", error));
 }
 
-/** The middleware of every write operation of a user: see the header of this file. */
-export const idempotencyKeys: MiddlewareHandler<AuthenticatedAppEnv> = async (c, next) => {
-  const field = c.req.raw.headers.get(IDEMPOTENCY_KEY_HEADER);
-  if (field === null) return next();
-  const key = parseIdempotencyKey(field);
-  const ctx = c.var.ctx;
-  const url = new URL(c.req.url);
-  const reservation = await reserveKey(ctx, key, {
-    method: c.req.method,
-    path: url.pathname + url.search,
-    bodySha256: await bodySha256(c),
-  });
-  if (reservation.kind !== "owned") return answerTaken(c, reservation);
-  const { attempt } = reservation;
-  const marking = markingCommits(ctx.db.$client, attempt, ctx.now);
-  c.set("ctx", { ...ctx, db: createDatabase(marking.d1) });
-  await next();
-  if (c.error instanceof ApiError && c.error.code === "idempotency_in_progress") {
-    c.res.headers.set("Retry-After", String(IN_PROGRESS_RETRY_AFTER_SECONDS));
-  }
-  await settle(c, ctx, attempt, marking.state);
-};
+/**
+ * The middleware of every write operation of a user: see the header of this file. A route whose
+ * response carries a secret shown once (a new API key's raw value) keeps no response: a retry of
+ * it is a 409 `idempotency_replay_unavailable`, never a second run, and the secret is never stored.
+ */
+export const idempotencyKeys =
+  (options: { keepResponses: boolean }): MiddlewareHandler<AuthenticatedAppEnv> =>
+  async (c, next) => {
+    const field = c.req.raw.headers.get(IDEMPOTENCY_KEY_HEADER);
+    if (field === null) return next();
+    const key = parseIdempotencyKey(field);
+    const ctx = c.var.ctx;
+    const url = new URL(c.req.url);
+    const reservation = await reserveKey(ctx, key, {
+      method: c.req.method,
+      path: url.pathname + url.search,
+      bodySha256: await bodySha256(c),
+    });
+    if (reservation.kind !== "owned") return answerTaken(c, reservation);
+    const { attempt } = reservation;
+    const marking = markingCommits(ctx.db.$client, attempt, ctx.now);
+    c.set("ctx", { ...ctx, db: createDatabase(marking.d1) });
+    await next();
+    if (c.error instanceof ApiError && c.error.code === "idempotency_in_progress") {
+      c.res.headers.set("Retry-After", String(IN_PROGRESS_RETRY_AFTER_SECONDS));
+    }
+    await settle(c, ctx, attempt, marking.state, options.keepResponses);
+  };
 
 // ---------------------------------------------------------------------------------------
 // The contract
 
 /** The request header, as every write operation of a user declares it. */
-export const idempotencyKeyHeaderSchema = z.object({
-  [IDEMPOTENCY_KEY_HEADER]: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: IDEMPOTENCY_KEY_HEADER, in: "header" },
-      description: `Makes this write safe to retry (${DRAFT}): an RFC 8941 String (in double quotes) of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, unique per request (a UUID), scoped to the user. The first request with a key runs; a retry with the same key, method, path and body bytes answers the first response (status, body, Content-Type, Location, ETag, X-Next-Cursor and pagination headers) with \`${IDEMPOTENT_REPLAYED_HEADER}: true\`, and writes nothing. The same key with another method, path or body is a 422 \`idempotency_key_reused\`; a retry while the first runs is a 409 \`idempotency_in_progress\` with \`Retry-After\`. Kept 24 hours from the first request, then forgotten (a request with it runs again). Stored: every 2xx, and any answer of a request whose write landed (never run again); a request that wrote nothing and failed (a 400, a 404...) frees its key, so the corrected request can be sent with it. A server-sent event stream is run once and replayed as its recorded events; a response over ${MAX_KEPT_RESPONSE_BYTES} bytes is not kept (409 \`idempotency_replay_unavailable\`). A request that has written nothing for ${IDEMPOTENCY_LOCK_MS / 1000} s loses its key to a retry, and then can no longer write. Malformed: 400.`,
-      example: IDEMPOTENCY_KEY_EXAMPLE,
-    }),
-});
+export const idempotencyKeyHeader = (keepResponses: boolean) =>
+  z.object({
+    [IDEMPOTENCY_KEY_HEADER]: z
+      .string()
+      .optional()
+      .openapi({
+        param: { name: IDEMPOTENCY_KEY_HEADER, in: "header" },
+        description: `Makes this write safe to retry (${DRAFT}): an RFC 8941 String (in double quotes) of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, unique per request (a UUID), scoped to the user. The first request with a key runs; a retry with the same key, method, path and body bytes answers the first response (status, body, Content-Type, Location, ETag, X-Next-Cursor and pagination headers) with \`${IDEMPOTENT_REPLAYED_HEADER}: true\`, and writes nothing. The same key with another method, path or body is a 422 \`idempotency_key_reused\`; a retry while the first runs is a 409 \`idempotency_in_progress\` with \`Retry-After\`. Kept 24 hours from the first request, then forgotten (a request with it runs again). Stored: every 2xx, and any answer of a request whose write landed (never run again); a request that wrote nothing and failed (a 400, a 404...) frees its key, so the corrected request can be sent with it. A server-sent event stream is run once and replayed as its recorded events; a response over ${MAX_KEPT_RESPONSE_BYTES} bytes is not kept (409 \`idempotency_replay_unavailable\`). A request that has written nothing for ${IDEMPOTENCY_LOCK_MS / 1000} s loses its key to a retry, and then can no longer write. Malformed: 400.${keepResponses ? "" : " This operation's response carries a secret shown once, which is never stored: a retry with the key is a 409 `idempotency_replay_unavailable` (the write is not run again)."}`,
+        example: IDEMPOTENCY_KEY_EXAMPLE,
+      }),
+  });
 
 const replayedHeader = {
   [IDEMPOTENT_REPLAYED_HEADER]: {

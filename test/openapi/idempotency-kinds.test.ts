@@ -1,4 +1,5 @@
 import { createExecutionContext, createScheduledController, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { sign } from "hono/jwt";
 import { afterEach, describe, expect, it } from "vitest";
 import { meterD1, type RoundTripMeter } from "../../src/db/round-trips";
 import worker from "../../src/index";
@@ -193,5 +194,35 @@ describe("a keyed write whose body is not JSON", () => {
     expect(res.body).toMatchObject({ code: "malformed_json" });
     const rows = await env.DB.prepare("SELECT 1 FROM idempotency_keys WHERE user_id = ?").bind(user.id).all();
     expect(rows.results).toEqual([]);
+  });
+});
+
+describe("a new API key made with an Idempotency-Key", () => {
+  it("is made once and its raw value never stored: a retry is a 409 idempotency_replay_unavailable", async () => {
+    const user = await createUser();
+    const session = await sign(
+      { sub: user.id, exp: Math.floor(Date.now() / 1000) + 600 },
+      env.SESSION_SECRET ?? "",
+      "HS256",
+    );
+    const key = newKey();
+    const send = () =>
+      api<{ key: string }>("/api/v1/api-keys", {
+        method: "POST",
+        auth: session,
+        headers: { "Idempotency-Key": key },
+        body: { name: "Shown once" },
+      });
+    const first = await send();
+    expect(first.status).toBe(201);
+    const retry = await send();
+    expectErrorBody(retry, 409);
+    expect(retry.body).toMatchObject({ code: "idempotency_replay_unavailable", details: { write_committed: true } });
+    const keys = await env.DB.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE user_id = ? AND name = 'Shown once'")
+      .bind(user.id)
+      .first("n");
+    expect(keys).toBe(1);
+    const stored = await env.DB.prepare("SELECT * FROM idempotency_keys WHERE user_id = ?").bind(user.id).all();
+    expect(JSON.stringify(stored.results)).not.toContain(first.body.key);
   });
 });
