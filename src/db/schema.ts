@@ -600,3 +600,47 @@ export const aiStreamLeases = sqliteTable(
     index("ai_stream_leases_expiry_idx").on(table.expiresAt),
   ],
 );
+
+/**
+ * Idempotency keys (draft-ietf-httpapi-idempotency-key-header), one row per user and key, so one
+ * user's key is never another's: the request a key was first sent with (method, path and the
+ * SHA-256 of its body), the attempt holding it (`token`), whether that attempt's writes landed
+ * (`committed_at`, set inside each of its write batches) and the response to replay. Reserved by
+ * one conditional upsert (services/idempotency/keys.ts); swept by the Cron Trigger once expired.
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** The key as the client sent it (the decoded sf-string). */
+    key: text("idempotency_key").notNull(),
+    method: text("method").notNull(),
+    /** The path with its query string, as sent. */
+    path: text("path").notNull(),
+    /** Lowercase hex SHA-256 of the request body's bytes. */
+    bodySha256: text("body_sha256").notNull(),
+    /** The attempt holding the key: every write batch of that attempt checks it still does. */
+    token: text("token").notNull(),
+    /** Epoch ms of the first request with this key. */
+    createdAt: integer("created_at").notNull(),
+    /** Epoch ms after which the key is forgotten (a request with it runs again) and swept. */
+    expiresAt: integer("expires_at").notNull(),
+    /** Epoch ms until which an attempt that has written nothing keeps the key from a retry. */
+    lockedUntil: integer("locked_until").notNull(),
+    /** Epoch ms of the attempt's first write batch that committed; null while nothing landed. */
+    committedAt: integer("committed_at"),
+    /** Epoch ms the response was recorded; null while the request runs. */
+    recordedAt: integer("recorded_at"),
+    responseStatus: integer("response_status"),
+    /** The replayed headers (Location, ETag, X-Next-Cursor, Content-Type...), a JSON object. */
+    responseHeaders: text("response_headers"),
+    /** The response body as text; null once recorded means it was not kept (a replay is refused). */
+    responseBody: text("response_body"),
+  },
+  (table) => [
+    primaryKey({ columns: [table.userId, table.key] }),
+    index("idempotency_keys_expiry_idx").on(table.expiresAt),
+  ],
+);

@@ -13,8 +13,20 @@ export const ERROR_CODES = {
   not_found: { status: 404, description: "No such object, or not visible to the caller" },
   method_not_allowed: { status: 405, description: "The path exists, the method does not (see `Allow`)" },
   conflict: { status: 409, description: "Conflicts with the current state (a taken id or name, a concurrent change)" },
+  idempotency_in_progress: {
+    status: 409,
+    description: "A request with this Idempotency-Key is still being processed: retry after `Retry-After` seconds",
+  },
+  idempotency_replay_unavailable: {
+    status: 409,
+    description: "The request with this Idempotency-Key ran, but its response is not kept to be replayed",
+  },
   payload_too_large: { status: 413, description: "The body is larger than this route accepts" },
   unsupported_media_type: { status: 415, description: "The body's Content-Type is not one this route reads" },
+  idempotency_key_reused: {
+    status: 422,
+    description: "This Idempotency-Key was used with another method, path or body",
+  },
   rate_limited: {
     status: 429,
     description: "Too many requests: retry after `Retry-After` seconds; `details.policy` names the limit reached",

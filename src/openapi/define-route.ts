@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
@@ -7,6 +7,7 @@ import type { AppEnv } from "../lib/context";
 import { type ErrorBody, ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
 import { POLICY_NAMES } from "../lib/rate-limit-fields";
 import { QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
+import { idempotencyKeyHeader, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
 import { checkedLocation, locationHeader, locationOfCreated } from "./location";
 import { validationHook } from "./validation";
 
@@ -69,6 +70,11 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
    * `{path.name}` the request's path parameter. Required of a route that answers 201, and only of one.
    */
   location?: string;
+  /**
+   * The success response carries a secret shown once (a new API key): an `Idempotency-Key` retry
+   * never gets it again, as it is never stored (see openapi/idempotency.ts).
+   */
+  secretResponse?: true;
 };
 
 type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
@@ -79,7 +85,10 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  * gives handlers, `c.var.ctx` as a UserContext for `user` and `session`);
  * at run time the body limit follows it.
  */
-export type DefinedRoute<R extends RouteSpec> = Omit<R, "access" | "bodyLimit" | "rateLimit" | "scope" | "location"> & {
+export type DefinedRoute<R extends RouteSpec> = Omit<
+  R,
+  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse"
+> & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
 };
@@ -90,6 +99,9 @@ const hasBody = (spec: RouteSpec) => spec.request?.body !== undefined;
 const hasOptionalBody = (spec: RouteSpec) => hasBody(spec) && spec.request?.body?.required !== true;
 const hasInput = (spec: RouteSpec) =>
   hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
+/** A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes): it takes an `Idempotency-Key`. */
+const takesIdempotencyKey = (spec: RouteSpec) =>
+  (spec.access === "user" || spec.access === "session") && ["post", "put", "patch", "delete"].includes(spec.method);
 
 const isAuthenticated = (spec: RouteSpec) => spec.access === "user" || spec.access === "session";
 
@@ -250,7 +262,7 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * counts the credential's quota) runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, ...config } = spec;
+  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, secretResponse, ...config } = spec;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
@@ -271,10 +283,23 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
     );
     if (hasOptionalBody(spec)) middleware.push(emptyBodyIsNoBody);
   }
+  const responses = withResponseHeaders(spec, { ...standardErrors(spec), ...config.responses });
+  if (!takesIdempotencyKey(spec)) {
+    return createRoute({ ...config, security: SECURITY[access], responses, middleware }) as unknown as DefinedRoute<R>;
+  }
+  // After the body limit: the key's fingerprint reads the body.
+  const keepResponses = secretResponse !== true;
+  middleware.push(idempotencyKeys({ keepResponses }) as MiddlewareHandler);
+  const keyHeader = idempotencyKeyHeader(keepResponses);
+  const headers = config.request?.headers;
   return createRoute({
     ...config,
+    request: {
+      ...config.request,
+      headers: headers instanceof z.ZodObject ? headers.extend(keyHeader.shape) : keyHeader,
+    },
     security: SECURITY[access],
-    responses: withResponseHeaders(spec, { ...standardErrors(spec), ...config.responses }),
+    responses: withIdempotencyResponses(responses, ErrorSchema) as typeof responses,
     middleware,
   }) as unknown as DefinedRoute<R>;
 }
