@@ -154,7 +154,10 @@ describe("a retry with the same Idempotency-Key", () => {
 
 describe("the Idempotency-Key header", () => {
   it.each([
-    ["a bare token, not a string", "order-42"],
+    ["unquoted with a comma", "order-42, order-43"],
+    ["unquoted with a parameter", "order-42;a=1"],
+    ["unquoted with a space inside", "order 42"],
+    ["unquoted and 256 characters", "k".repeat(256)],
     ["an empty string", '""'],
     ["256 characters", `"${"k".repeat(256)}"`],
     ["two values", '"a", "b"'],
@@ -183,6 +186,19 @@ describe("the Idempotency-Key header", () => {
     const stored = (await keyRows(user)).results.map((row) => row.idempotency_key);
     expect(stored).toContain('a "quoted" \\ key');
     expect(stored).toContain("with-params");
+  });
+
+  it("takes a key sent without quotes, as most clients send it, as the same key as its quoted form", async () => {
+    const user = await createUser();
+    const uuid = crypto.randomUUID();
+    const first = await createPageWith(user, uuid, "Unquoted");
+    expect(first.status).toBe(201);
+    const quoted = await createPageWith(user, `"${uuid}"`, "Unquoted");
+    expect(quoted.status).toBe(201);
+    expect(quoted.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(quoted.body).toEqual(first.body);
+    expect(await pagesTitled(user, "Unquoted")).toBe(1);
+    expect((await keyRows(user)).results.map((row) => row.idempotency_key)).toEqual([uuid]);
   });
 });
 

@@ -3,8 +3,11 @@ import { badRequest } from "../../lib/errors";
 // The `Idempotency-Key` request header as draft-ietf-httpapi-idempotency-key-header defines it: an
 // Item Structured Header (RFC 8941) whose value MUST be a String, `Idempotency-Key: "8e03978e-..."`.
 // This service takes 1 to 255 characters (an sf-string holds only printable ASCII, space to `~`).
-// A value that is not one sf-string item (a bare token, two header lines joined by a comma, a
-// control character, an unterminated quote) is a 400 before anything is read or written.
+// Most clients send the key unquoted (`Idempotency-Key: 8e03978e-...`, as Stripe's API takes it),
+// which is no sf-string (a UUID is not even a token); such a value, 1 to 255 visible ASCII
+// characters with no quote, comma, semicolon or backslash, is read as the same key as its quoted
+// form. Anything else that is not one sf-string item (two header lines joined by a comma, a control
+// character, an unterminated quote) is a 400 before anything is read or written.
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -64,13 +67,28 @@ function skipParameters(input: string, start: number): number {
   return i;
 }
 
+/** Visible ASCII but the characters that would make it a list, parameters or an sf-string. */
+const UNQUOTED_KEY = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/;
+
+/** The key sent without quotes, as most clients send it: the same key as its quoted form. */
+function unquotedKey(input: string): string {
+  if (input.length === 0) throw refused("must not be empty");
+  if (!UNQUOTED_KEY.test(input)) {
+    throw refused('must be a string in double quotes (RFC 8941), e.g. Idempotency-Key: "order-42"');
+  }
+  if (input.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw refused(`must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  }
+  return input;
+}
+
 /**
  * The key of an `Idempotency-Key` field value (RFC 8941 section 4.2: leading and trailing spaces
  * discarded, one Item whose bare item is a String, parameters ignored), or a 400 naming the problem.
  */
 export function parseIdempotencyKey(field: string): string {
   const input = field.replace(/^ +| +$/g, "");
-  if (input[0] !== '"') throw refused('must be a string in double quotes (RFC 8941), e.g. Idempotency-Key: "order-42"');
+  if (input[0] !== '"') return unquotedKey(input);
   const { value, end } = parseString(input, 0);
   if (skipParameters(input, end) !== input.length) {
     throw refused("must be one string: send the header once, with one value");
