@@ -1,5 +1,27 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { experimental_readRawConfig, type Unstable_RawEnvironment } from "wrangler";
+
+/**
+ * Each configuration's per-credential quota as wrangler.toml writes it twice, in [vars] (what the
+ * RateLimit fields announce) and in the API_RATE_LIMITER binding (what is enforced): the tests
+ * check that they agree (test/routes/rate-limit.test.ts).
+ */
+function configuredQuotas() {
+  const { rawConfig } = experimental_readRawConfig({ config: "./wrangler.toml" });
+  const environments: [string, Unstable_RawEnvironment][] = [
+    ["top", rawConfig],
+    ...Object.entries(rawConfig.env ?? {}),
+  ];
+  return environments.map(([name, config]) => ({
+    name,
+    vars: {
+      requests: config.vars?.API_RATE_LIMIT_REQUESTS ?? null,
+      windowSeconds: config.vars?.API_RATE_LIMIT_WINDOW_SECONDS ?? null,
+    },
+    binding: config.ratelimits?.find((binding) => binding.name === "API_RATE_LIMITER")?.simple ?? null,
+  }));
+}
 
 // Tests run inside workerd with the bindings of wrangler.toml (local D1, R2,
 // Durable Objects). Migrations are read once here and applied by test/setup.ts.
@@ -19,8 +41,11 @@ export default defineConfig(async () => {
             STRIPE_SECRET_KEY: "sk_test_workspace_api_tests",
             STRIPE_WEBHOOK_SECRET: "whsec_workspace_api_tests",
             ENVIRONMENT: "test",
+            TEST_CONFIGURED_QUOTAS: configuredQuotas(),
             ...fuzz,
           },
+          // A quota of three a minute, for the test of a credential past its quota.
+          ratelimits: { TEST_TINY_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 } } },
         },
       }),
     ],

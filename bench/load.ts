@@ -1,6 +1,7 @@
 // Load runs with autocannon, servers taking turns, and the single probe request
 // that reads one answer and the Worker's D1 round trips.
 
+import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { LOAD } from "./config.ts";
@@ -53,7 +54,14 @@ function run(target: LoadTarget, seconds: number, load: LoadSettings): Promise<S
         connections: target.connections ?? load.connections,
         duration: seconds,
         // autocannon builds the request once, body included, and sends that buffer every time.
-        requests: [{ method: target.method ?? "GET", ...(target.body ? { body: target.body } : {}), onResponse }],
+        requests: [
+          {
+            method: target.method ?? "GET",
+            ...(target.body ? { body: target.body } : {}),
+            ...(target.freshIdempotencyKeys ? { setupRequest: withFreshIdempotencyKey } : {}),
+            onResponse,
+          },
+        ],
       },
       (error: Error | null, result: autocannon.Result) => {
         if (error) return reject(error);
@@ -120,7 +128,15 @@ export interface LoadTarget {
   body?: Buffer;
   /** Concurrent connections; the load settings' when absent. */
   connections?: number;
+  /** Each request carries an `Idempotency-Key` of its own (a fresh UUID), so every one is a first request. */
+  freshIdempotencyKeys?: boolean;
 }
+
+/** Gives each request a fresh `Idempotency-Key` (autocannon then builds each request anew). */
+const withFreshIdempotencyKey = (request: autocannon.Request): autocannon.Request => ({
+  ...request,
+  headers: { ...request.headers, "Idempotency-Key": `"${randomUUID()}"` },
+});
 
 /** How long and how hard measureInTurn loads each target (LOAD by default). */
 export interface LoadSettings {

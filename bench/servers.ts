@@ -12,7 +12,7 @@ import { once } from "node:events";
 import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { SERVER_START_TIMEOUT_SECONDS } from "./config.ts";
+import { BENCH_CREDENTIAL_QUOTA, SERVER_START_TIMEOUT_SECONDS } from "./config.ts";
 import { buildWorker, PROJECT_ROOT, WRANGLER_COMMAND, wranglerEnv } from "./wrangler.ts";
 
 export interface WorkerSpec {
@@ -44,8 +44,18 @@ export async function build(spec: WorkerSpec, outDir: string): Promise<BuiltWork
   }
   const config = await readFile(join(PROJECT_ROOT, spec.config), "utf8");
   const builtConfig = join(outDir, "wrangler.toml");
-  await writeFile(builtConfig, config.replace(/^main = .*$/m, `main = "${spec.entry}"`));
+  await writeFile(builtConfig, liftCredentialQuota(config.replace(/^main = .*$/m, `main = "${spec.entry}"`)));
   return { ...spec, config: builtConfig, script: join(outDir, spec.entry) };
+}
+
+/** The config with each credential's quota, announced and enforced, at BENCH_CREDENTIAL_QUOTA (the baseline's has none). */
+function liftCredentialQuota(config: string): string {
+  return config
+    .replace(/^API_RATE_LIMIT_REQUESTS = .*$/gm, `API_RATE_LIMIT_REQUESTS = "${BENCH_CREDENTIAL_QUOTA}"`)
+    .replace(
+      /(name = "API_RATE_LIMITER"\n[^[]*?simple = \{ limit = )\d+/g,
+      (_match, head: string) => `${head}${BENCH_CREDENTIAL_QUOTA}`,
+    );
 }
 
 export interface Server {

@@ -5,11 +5,12 @@ import { HTTPException } from "hono/http-exception";
 import { serverTimingValue } from "./db/round-trips";
 import { checkBookmarkHeader, D1_BOOKMARK_HEADER, sessionConstraint, sessionDatabase } from "./db/sessions";
 import { type AppEnv, createContext } from "./lib/context";
+import { CORS_OPTIONS } from "./lib/cors";
 import { connectsFromLoopback } from "./lib/environment";
 import { ApiError, ERROR_CODES, type ErrorBody, type ErrorCode } from "./lib/errors";
 import { findAllowedMethods } from "./lib/method-not-allowed";
 import { OutboundError } from "./lib/outbound";
-import { PAGINATION_HEADER_NAMES } from "./lib/pagination";
+import { RATE_LIMIT_HEADER, refusedItem, writeQuotaCount } from "./lib/rate-limit-fields";
 import { validationHook } from "./openapi/validation";
 import { accountsRouter } from "./routes/accounts/accounts.index";
 import { aiRouter } from "./routes/ai/ai.index";
@@ -55,13 +56,7 @@ export function createApp(): App {
  */
 function useMiddleware(app: App): void {
   app.use("*", requestContext);
-  app.use(
-    "*",
-    cors({
-      origin: "*",
-      exposeHeaders: [...PAGINATION_HEADER_NAMES, "X-Request-Id", "X-Hierarchy-Truncated", D1_BOOKMARK_HEADER],
-    }),
-  );
+  app.use("*", cors(CORS_OPTIONS));
   app.use("*", refuseMalformedBookmark);
 }
 
@@ -103,6 +98,9 @@ const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res.headers.append("Server-Timing", serverTimingValue(ctx.meter));
   const authSource = c.get("authSource");
   if (authSource) c.res.headers.append("Server-Timing", `auth;desc="${authSource}"`);
+  // A credential that turned out dead (401) has no quota to report.
+  const rateLimit = c.get("rateLimit");
+  if (rateLimit && c.res.status !== 401) writeQuotaCount(c.res.headers, rateLimit);
 };
 
 /**
@@ -179,6 +177,10 @@ function answerRefusal(c: Context<AppEnv>, error: ApiError): Response {
   if (error.status === 401) c.header("WWW-Authenticate", 'Bearer realm="workspace-api"');
   const retryAfter = error.code === "rate_limited" ? error.details?.retry_after_seconds : undefined;
   if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
+  const policy = error.code === "rate_limited" ? error.details?.policy : undefined;
+  if (typeof retryAfter === "number" && typeof policy === "string") {
+    c.header(RATE_LIMIT_HEADER, refusedItem(policy, retryAfter), { append: true });
+  }
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return c.json(error.body, error.status);
 }

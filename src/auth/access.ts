@@ -1,6 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { type AppEnv, actingAs, type RequestContext, type UserContext, withD1 } from "../lib/context";
+import type { QuotaCount } from "../lib/rate-limit-fields";
+import { countCredential, credentialRefused } from "./credential-limit";
 import { authenticate } from "./credentials";
 import { guardKeyLiveness, type KeyLiveness, keyRefused } from "./key-liveness";
 import { noteKeyUsed } from "./key-usage";
@@ -29,7 +31,7 @@ export const SECURITY: Record<Access, Record<string, string[]>[]> = {
 /** The Hono environment an authenticating middleware gives the handlers after it. */
 export interface AuthenticatedAppEnv {
   Bindings: Env;
-  Variables: { ctx: UserContext; authSource: string };
+  Variables: { ctx: UserContext; authSource: string; rateLimit: QuotaCount };
 }
 
 function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareHandler<AuthenticatedAppEnv> {
@@ -37,6 +39,13 @@ function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareH
     const { actor, keyFromCache } = await authenticate(c.var.ctx, c.req.header("Authorization"), (source) =>
       c.set("authSource", source),
     );
+    // Counted before any other refusal, so every answer to a credential reports its quota (a 429
+    // here is not checked for a revoked key: a flood past its limit costs no D1 round trip).
+    const limit = await countCredential(c.env, actor, c.var.ctx.now());
+    if (limit) {
+      c.set("rateLimit", limit);
+      if (!limit.admitted) throw credentialRefused(limit);
+    }
     // A remembered key: the request's first D1 call proves it is still live (auth/key-liveness.ts).
     let liveness: KeyLiveness | undefined;
     let ctx: RequestContext = c.var.ctx;

@@ -183,7 +183,7 @@ export const invoiceOutcomes = sqliteTable(
  *   `blocks_search` (keyed by `seq`) over the text of `blocks_search_source`: 0001_blocks_search.
  * - `blocks_mentions_*` (insert, update of content) replace the block's `origin = 'content'`
  *   `mentions` with those of `block_mentions_source`: 0008_mentions_from_content.
- * - `blocks_version_update` (update leaving `version` as it was) increments `version`: 0019_block_versions.
+ * - `blocks_version_update` (update leaving `version` as it was) increments `version`: 0020_block_versions.
  * - `row_values_row_*` (insert, update of database or type, of properties, of position, delete)
  *   keep a database row's entries of the row-value index `row_values` from `row_values_source`:
  *   triggers in 0012_row_values, the view redefined in 0013_row_state_index_and_option_entries.
@@ -215,7 +215,7 @@ export const blocks = sqliteTable(
     /**
      * Incremented by every write of the block: the validator of its entity tag (RFC 9110 §8.8.3;
      * lib/entity-tags.ts). Writes that answer the block bump it themselves; the trigger
-     * `blocks_version_update` bumps it after any other (0019_block_versions).
+     * `blocks_version_update` bumps it after any other (0020_block_versions).
      */
     version: integer("version").notNull().default(0),
     /**
@@ -605,5 +605,49 @@ export const aiStreamLeases = sqliteTable(
   (table) => [
     index("ai_stream_leases_user_idx").on(table.userId, table.expiresAt),
     index("ai_stream_leases_expiry_idx").on(table.expiresAt),
+  ],
+);
+
+/**
+ * Idempotency keys (draft-ietf-httpapi-idempotency-key-header), one row per user and key, so one
+ * user's key is never another's: the request a key was first sent with (method, path and the
+ * SHA-256 of its body), the attempt holding it (`token`), whether that attempt's writes landed
+ * (`committed_at`, set inside each of its write batches) and the response to replay. Reserved by
+ * one conditional upsert (services/idempotency/keys.ts); swept by the Cron Trigger once expired.
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** The key as the client sent it (the decoded sf-string). */
+    key: text("idempotency_key").notNull(),
+    method: text("method").notNull(),
+    /** The path with its query string, as sent. */
+    path: text("path").notNull(),
+    /** Lowercase hex SHA-256 of the request body's bytes. */
+    bodySha256: text("body_sha256").notNull(),
+    /** The attempt holding the key: every write batch of that attempt checks it still does. */
+    token: text("token").notNull(),
+    /** Epoch ms of the first request with this key. */
+    createdAt: integer("created_at").notNull(),
+    /** Epoch ms after which the key is forgotten (a request with it runs again) and swept. */
+    expiresAt: integer("expires_at").notNull(),
+    /** Epoch ms until which an attempt that has written nothing keeps the key from a retry. */
+    lockedUntil: integer("locked_until").notNull(),
+    /** Epoch ms of the attempt's first write batch that committed; null while nothing landed. */
+    committedAt: integer("committed_at"),
+    /** Epoch ms the response was recorded; null while the request runs. */
+    recordedAt: integer("recorded_at"),
+    responseStatus: integer("response_status"),
+    /** The replayed headers (Location, ETag, X-Next-Cursor, Content-Type...), a JSON object. */
+    responseHeaders: text("response_headers"),
+    /** The response body as text; null once recorded means it was not kept (a replay is refused). */
+    responseBody: text("response_body"),
+  },
+  (table) => [
+    primaryKey({ columns: [table.userId, table.key] }),
+    index("idempotency_keys_expiry_idx").on(table.expiresAt),
   ],
 );

@@ -42,6 +42,14 @@ export interface D1Hooks {
 }
 
 const UNWRAP = Symbol("the statement under a D1 wrapper");
+/** The SQL of each statement a wrapper prepared or bound, one layer down: what hooks may read with `sqlOf`. */
+const SQL = new WeakMap<D1PreparedStatement, string>();
+
+/**
+ * The SQL of a statement as a hook receives it (undefined for one no wrapper prepared): a hook that
+ * treats writes apart from reads reads it here, as D1's statements do not tell their SQL.
+ */
+export const sqlOf = (statement: D1PreparedStatement): string | undefined => SQL.get(statement);
 const isStatementMethod = (property: string | symbol): property is StatementMethod =>
   (STATEMENT_METHODS as readonly (string | symbol)[]).includes(property);
 
@@ -57,7 +65,14 @@ export function wrapD1(d1: D1Database, hooks: D1Hooks): D1Database {
         if (property === UNWRAP) return target;
         const value = Reflect.get(target, property, target);
         if (typeof value !== "function") return value;
-        if (property === "bind") return (...values: unknown[]) => wrapStatement(target.bind(...values));
+        if (property === "bind") {
+          return (...values: unknown[]) => {
+            const bound = target.bind(...values);
+            const sql = SQL.get(target);
+            if (sql !== undefined) SQL.set(bound, sql);
+            return wrapStatement(bound);
+          };
+        }
         const { statement } = hooks;
         if (statement && isStatementMethod(property)) {
           return (...args: unknown[]) =>
@@ -69,7 +84,13 @@ export function wrapD1(d1: D1Database, hooks: D1Hooks): D1Database {
 
   return new Proxy(d1, {
     get(target, property) {
-      if (property === "prepare") return (query: string) => wrapStatement(target.prepare(query));
+      if (property === "prepare") {
+        return (query: string) => {
+          const statement = target.prepare(query);
+          SQL.set(statement, query);
+          return wrapStatement(statement);
+        };
+      }
       if (property === "batch") {
         return (statements: D1PreparedStatement[]) => {
           const underneath = statements.map(unwrap);

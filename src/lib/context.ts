@@ -1,6 +1,7 @@
 import { ALL_SCOPES, type ApiKeyScope } from "../auth/scopes";
 import { createDatabase, type Database } from "../db/client";
 import { meterD1, type RoundTripMeter } from "../db/round-trips";
+import type { QuotaCount } from "./rate-limit-fields";
 
 /** How an actor proved who they are; `system` is work started by the service itself (Cron, alarms). */
 export type AuthMethod = "api_key" | "session" | "system";
@@ -67,6 +68,8 @@ export interface AppEnv {
     ctx: RequestContext;
     /** How the caller was authenticated, for the Server-Timing header. */
     authSource: string;
+    /** The credential's count against its quota, for the RateLimit fields (auth/credential-limit.ts). */
+    rateLimit: QuotaCount;
   };
 }
 

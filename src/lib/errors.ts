@@ -13,6 +13,14 @@ export const ERROR_CODES = {
   not_found: { status: 404, description: "No such object, or not visible to the caller" },
   method_not_allowed: { status: 405, description: "The path exists, the method does not (see `Allow`)" },
   conflict: { status: 409, description: "Conflicts with the current state (a taken id or name, a concurrent change)" },
+  idempotency_in_progress: {
+    status: 409,
+    description: "A request with this Idempotency-Key is still being processed: retry after `Retry-After` seconds",
+  },
+  idempotency_replay_unavailable: {
+    status: 409,
+    description: "The request with this Idempotency-Key ran, but its response is not kept to be replayed",
+  },
   precondition_failed: {
     status: 412,
     description:
@@ -25,7 +33,14 @@ export const ERROR_CODES = {
     description:
       "The `Range` asked for lies outside the file (RFC 9110 §15.5.17): `Content-Range: bytes */<size>` and `details.size` give its size",
   },
-  rate_limited: { status: 429, description: "Too many requests: retry after `Retry-After` seconds" },
+  idempotency_key_reused: {
+    status: 422,
+    description: "This Idempotency-Key was used with another method, path or body",
+  },
+  rate_limited: {
+    status: 429,
+    description: "Too many requests: retry after `Retry-After` seconds; `details.policy` names the limit reached",
+  },
   internal: { status: 500, description: "An unexpected failure; report the X-Request-Id" },
   upstream_failed: { status: 500, description: "A third-party service failed or could not be reached" },
   unavailable: { status: 503, description: "A capability is temporarily unavailable" },
@@ -86,9 +101,16 @@ export const notFound = (message = "Not found", details?: Record<string, unknown
   new ApiError("not_found", message, details);
 export const conflict = (message: string, details?: Record<string, unknown>) =>
   new ApiError("conflict", message, details);
-/** A 429: `details.retry_after_seconds` is also sent as `Retry-After` (app.ts `onError`). */
-export const tooManyRequests = (retryAfterSeconds: number, message: string, details?: Record<string, unknown>) =>
-  new ApiError("rate_limited", message, { ...details, retry_after_seconds: retryAfterSeconds });
+/**
+ * A 429 of the quota policy named `policy`: `details.retry_after_seconds` is also sent as
+ * `Retry-After`, and the policy as a RateLimit item with nothing available until then (app.ts `onError`).
+ */
+export const tooManyRequests = (
+  policy: string,
+  retryAfterSeconds: number,
+  message: string,
+  details?: Record<string, unknown>,
+) => new ApiError("rate_limited", message, { ...details, policy, retry_after_seconds: retryAfterSeconds });
 export const payloadTooLarge = (maxBytes: number) =>
   new ApiError("payload_too_large", "Request body too large", { max_bytes: maxBytes });
 

@@ -87,12 +87,6 @@ export interface ResultPage<T> {
   nextCursor: string | null;
 }
 
-/**
- * @deprecated The old name of `ResultPage`, kept only for services/databases/row-query.ts while
- * that file moves; it goes once row-query imports `ResultPage`.
- */
-export type Page<T> = ResultPage<T>;
-
 // ---------------------------------------------------------------------------------------------
 // Order keys and the keyset condition
 

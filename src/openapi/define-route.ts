@@ -1,11 +1,15 @@
-import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { type ErrorBody, ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
+import { POLICY_NAMES } from "../lib/rate-limit-fields";
 import { declareEntityTags, type EntityTagRole } from "./entity-tags";
+import { QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
+import { idempotencyKeyHeader, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
+import { checkedLocation, locationHeader, locationOfCreated } from "./location";
 import { validationHook } from "./validation";
 
 /** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
@@ -17,12 +21,13 @@ export const errorResponse = (description: string, example?: ErrorBody) => ({
   content: { "application/json": { schema: ErrorSchema, ...(example ? { example } : {}) } },
 });
 
-/** A 429 with its `Retry-After`, for a route that refuses beyond a limit of its own (`rateLimit` declares it itself). */
+/**
+ * A 429 with its `Retry-After` and RateLimit item, for a route that refuses beyond a limit of its own
+ * (a `rateLimit` declares it itself, and every authenticated route has one for its credential's quota).
+ */
 export const rateLimitedResponse = (description: string) => ({
   ...errorResponse(description),
-  headers: {
-    "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait before trying again" },
-  },
+  headers: REFUSAL_HEADERS,
 });
 
 /** Error responses a route can declare besides the ones its access kind and shape already give it. */
@@ -60,6 +65,17 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
   bodyLimit?: number;
   /** Requests beyond a rate are refused with 429 before any work (open routes that cost money). */
   rateLimit?: RateLimitSpec;
+  /**
+   * Where the resource a 201 created is read (RFC 9110 §15.3.2, §10.2.2), sent as `Location`: an
+   * absolute path whose `{field}` is the 201 answer's field (`{task.id}` one inside it) and
+   * `{path.name}` the request's path parameter. Required of a route that answers 201, and only of one.
+   */
+  location?: string;
+  /**
+   * The success response carries a secret shown once (a new API key): an `Idempotency-Key` retry
+   * never gets it again, as it is never stored (see openapi/idempotency.ts).
+   */
+  secretResponse?: true;
   /** Validators and preconditions of a single resource (RFC 9110): declares ETag, If-Match, If-None-Match, 304, 412. */
   entityTag?: EntityTagRole;
 };
@@ -74,7 +90,7 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  */
 export type DefinedRoute<R extends RouteSpec> = Omit<
   R,
-  "access" | "bodyLimit" | "rateLimit" | "scope" | "entityTag"
+  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse" | "entityTag"
 > & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
@@ -86,10 +102,30 @@ const hasBody = (spec: RouteSpec) => spec.request?.body !== undefined;
 const hasOptionalBody = (spec: RouteSpec) => hasBody(spec) && spec.request?.body?.required !== true;
 const hasInput = (spec: RouteSpec) =>
   hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
+/** A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes): it takes an `Idempotency-Key`. */
+const takesIdempotencyKey = (spec: RouteSpec) =>
+  (spec.access === "user" || spec.access === "session") && ["post", "put", "patch", "delete"].includes(spec.method);
+
+const isAuthenticated = (spec: RouteSpec) => spec.access === "user" || spec.access === "session";
+
+/** Which limits a route's 429 comes from: its credential's quota, its own limit, or both. */
+function refusalDescription(spec: RouteSpec): string {
+  const limits = [
+    ...(isAuthenticated(spec)
+      ? [`past the credential's quota (\`details.policy\` \`${POLICY_NAMES.credential}\`)`]
+      : []),
+    ...(spec.rateLimit
+      ? [
+          `past this operation's own limit, per ${spec.rateLimit.per === "user" ? "user" : "client address"} (\`${POLICY_NAMES.operation}\`)`,
+        ]
+      : []),
+  ];
+  return `Too many requests (\`code\` rate_limited): ${limits.join(", or ")}`;
+}
 
 /** The error responses that follow from a route's access kind and shape. */
 function standardErrors(spec: RouteSpec) {
-  const authenticated = spec.access === "user" || spec.access === "session";
+  const authenticated = isAuthenticated(spec);
   return {
     ...(hasInput(spec) || spec.access === "signed"
       ? { 400: errorResponse("Invalid request: `details` names each problem (`code` validation_failed)") }
@@ -118,7 +154,7 @@ function standardErrors(spec: RouteSpec) {
           415: errorResponse("The body's Content-Type is not one this operation reads (`code` unsupported_media_type)"),
         }
       : {}),
-    ...(spec.rateLimit ? { 429: rateLimitedResponse("Too many requests (`code` rate_limited)") } : {}),
+    ...(authenticated || spec.rateLimit ? { 429: rateLimitedResponse(refusalDescription(spec)) } : {}),
     500: errorResponse("Unexpected failure (`code` internal); the response's X-Request-Id identifies it"),
   };
 }
@@ -152,10 +188,33 @@ function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<App
           ? `${route}|user:${c.var.ctx.actor?.userId ?? "anonymous"}`
           : `${route}|client:${clientKey(c.req.header("CF-Connecting-IP"))}`;
       const { success } = await limiter.limit({ key });
-      if (!success) throw tooManyRequests(limit.retryAfterSeconds, "Too many requests: retry later");
+      if (!success)
+        throw tooManyRequests(POLICY_NAMES.operation, limit.retryAfterSeconds, "Too many requests: retry later");
     }
     await next();
   };
+}
+
+type ResponsesConfig = RouteConfig["responses"];
+
+/**
+ * The headers each response declares besides its own: the quota fields on every answer to a
+ * credential but a 401, `Retry-After` and the RateLimit item on a 429, `Location` on a 201.
+ */
+function withResponseHeaders(spec: RouteSpec, responses: ResponsesConfig): ResponsesConfig {
+  const declared = (status: string): Record<string, unknown> => ({
+    ...(isAuthenticated(spec) && status !== "401" ? QUOTA_HEADERS : {}),
+    ...(status === "429" ? REFUSAL_HEADERS : {}),
+    ...(status === "201" && spec.location !== undefined ? { Location: locationHeader(spec.location) } : {}),
+  });
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const headers = declared(status);
+      if (Object.keys(headers).length === 0) return [status, response];
+      const own = "headers" in response ? response.headers : undefined;
+      return [status, { ...response, headers: { ...own, ...headers } }];
+    }),
+  ) as ResponsesConfig;
 }
 
 /** A JSON media type (`application/json`, `application/merge-patch+json`...), as the validator reads one. */
@@ -202,16 +261,19 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * Defines a route from one declaration: its access kind sets the contract's
  * `security`, its standard error responses and the middleware that enforces
  * it (so a route cannot be documented one way and guarded another), its
- * rate limit and its body limit. Authentication runs before any input is validated.
+ * rate limit, its body limit and a 201's `Location`. Authentication (which
+ * counts the credential's quota) runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, entityTag, ...declared } = spec;
+  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, secretResponse, entityTag, ...declared } = spec;
   const config = entityTag ? declareEntityTags(declared, entityTag) : declared;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
   }
+  const created = checkedLocation(spec, location);
   const middleware: MiddlewareHandler[] = [accessMiddleware(access, routeScope(spec))];
+  if (created !== undefined) middleware.push(locationOfCreated(created));
   if (rateLimit) middleware.push(rateLimited(rateLimit, `${spec.method} ${spec.path}`) as MiddlewareHandler);
   if (hasBody(spec)) {
     const maxSize = limit ?? DEFAULT_BODY_LIMIT_BYTES;
@@ -225,10 +287,23 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
     );
     if (hasOptionalBody(spec)) middleware.push(emptyBodyIsNoBody);
   }
+  const responses = withResponseHeaders(spec, { ...standardErrors(spec), ...config.responses });
+  if (!takesIdempotencyKey(spec)) {
+    return createRoute({ ...config, security: SECURITY[access], responses, middleware }) as unknown as DefinedRoute<R>;
+  }
+  // After the body limit: the key's fingerprint reads the body.
+  const keepResponses = secretResponse !== true;
+  middleware.push(idempotencyKeys({ keepResponses }) as MiddlewareHandler);
+  const keyHeader = idempotencyKeyHeader(keepResponses);
+  const headers = config.request?.headers;
   return createRoute({
     ...config,
+    request: {
+      ...config.request,
+      headers: headers instanceof z.ZodObject ? headers.extend(keyHeader.shape) : keyHeader,
+    },
     security: SECURITY[access],
-    responses: { ...standardErrors(spec), ...config.responses },
+    responses: withIdempotencyResponses(responses, ErrorSchema) as typeof responses,
     middleware,
   }) as unknown as DefinedRoute<R>;
 }

@@ -67,13 +67,6 @@ export const QuickTaskPreviewBody = z
     example: { text: "Call the dentist friday 3pm", timezone: "America/New_York" },
   });
 
-export const QuickTaskPreviewQuery = z.object({
-  preview: z.enum(["1", "0", "true", "false"]).optional().openapi({
-    description: "`1`: with the caller's quickTaskSkipPreview set, create at once (as the body's `preview`)",
-    example: "1",
-  }),
-});
-
 export const AmbiguitySchema = z
   .object({
     field: z.string().openapi({

@@ -6,14 +6,7 @@ import { createRouter, defineRoute } from "../../src/openapi/define-route";
 import { jsonBody, jsonContent, SuccessSchema } from "../../src/openapi/responses";
 import { api, createUser } from "../helpers/api";
 import { expectErrorBody, MALFORMED_AUTHORIZATION } from "../helpers/auth-matrix";
-
-interface Operation {
-  operationId?: string;
-  description?: string;
-  security?: Record<string, string[]>[];
-}
-
-const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
+import { concrete, contractOperations, securedOf } from "../helpers/contract";
 
 /**
  * The operations that need no credential. A route added later is either in
@@ -39,19 +32,8 @@ const OPEN_OPERATIONS = [
   "GET /media/signed",
 ];
 
-const document = await api<{ paths: Record<string, Partial<Record<(typeof HTTP_METHODS)[number], Operation>>> }>(
-  "/documentation/openapi.json",
-);
-const operations = Object.entries(document.body.paths).flatMap(([path, item]) =>
-  HTTP_METHODS.flatMap((method) => {
-    const operation = item[method];
-    return operation ? [{ name: `${method.toUpperCase()} ${path}`, path, method, operation }] : [];
-  }),
-);
-const secured = operations.filter(({ operation }) => (operation.security ?? []).length > 0);
-
-/** A concrete URL for a templated path: every parameter filled with an id nobody owns. */
-const concrete = (path: string) => path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000");
+const operations = await contractOperations();
+const secured = securedOf(operations);
 
 describe("every operation of the contract declares its access", () => {
   it("the operations without security are exactly the open list, each with security: []", () => {
@@ -190,7 +172,13 @@ describe("access kinds, enforced by the route's own declaration", () => {
     const refused = await from(client);
     expect(refused.status).toBe(429);
     expect(refused.headers.get("Retry-After")).toBe("60");
-    expect(await refused.json()).toMatchObject({ code: "rate_limited", details: { retry_after_seconds: 60 } });
+    expect(await refused.json()).toMatchObject({
+      code: "rate_limited",
+      details: { policy: "operation", retry_after_seconds: 60 },
+    });
+    // The limit reached, as every 429 names it (draft-ietf-httpapi-ratelimit-headers); no credential, no quota of one.
+    expect(refused.headers.get("RateLimit")).toBe('"operation";r=0;t=60');
+    expect(refused.headers.get("RateLimit-Policy")).toBeNull();
     // Another client is counted on its own.
     expect((await from(`203.0.113.${Math.floor(Math.random() * 250)}`)).status).toBe(200);
     expect(Object.keys(limited.responses)).toContain("429");

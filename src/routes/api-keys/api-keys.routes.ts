@@ -27,11 +27,13 @@ export const create = defineRoute({
   path: base,
   tags,
   access: "session",
+  location: "/api/v1/api-keys/{id}",
   summary: "Create an API key (its raw value is shown once)",
   description:
     "Creates a key for the caller and answers with its raw value (`key`, starting `sr_`) this once: only a hash is stored. `scopes` default to both `read` and `write`; a `read` key may only read (GET, HEAD and read-only queries) and gets 403 on anything else. `expires_at`, if given, must be in the future. A user holds at most 100 unrevoked keys (409 past that). Needs an app session (an API key gets 403).",
   request: { body: jsonBody(CreateApiKeyBody) },
   responses: { 201: jsonContent(CreatedApiKeySchema, "The new key, with its raw value"), 409: ERROR_RESPONSES[409] },
+  secretResponse: true,
 });
 
 export const rename = defineRoute({

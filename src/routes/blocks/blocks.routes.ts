@@ -46,6 +46,7 @@ const createSpec = {
   path: base,
   tags,
   access: "user" as const,
+  location: "/api/v1/blocks/{id}",
   summary: "Create a block",
   description: `Creates an editor block, page, database or row owned by the caller. \`parent_id\` and \`database_id\` must name visible blocks (404 otherwise). A \`database\` gets its schema records in the same write: the default columns (title, created_time, created_by, last_edited_time, last_edited_by) and the properties of an inline \`properties.schema\` given with it (ids kept; the inline schema is not kept in \`properties\`; an invalid one, or one giving the database more than ${MAX_PROPERTIES} properties with its default columns, is a 400 at its path); a \`database_row\` has its properties validated against its database's schema (aliases translated to \`prop_\` ids, options matched exactly); a page-like block's \`content\` must be canonical editor items. An id already taken is a 409; the internal type \`provider_audit_log\` is a 403.`,
   request: { body: jsonBody(CreateBlockBody) },
@@ -152,6 +153,7 @@ export const duplicate = defineRoute({
   path: `${base}/{id}/duplicate`,
   tags,
   access: "user",
+  location: "/api/v1/blocks/{id}",
   summary: "Duplicate a block (with its children by default), placed after the original",
   description:
     "Copies a visible block, by default with its active descendants (a database with its schema and rows), placed right after the original (halfway to the next sibling the caller sees; concurrent copies each get a place of their own). The copies belong to the caller; references inside the copied subtree point to the copies. At most 10,000 blocks per call.",

@@ -57,6 +57,7 @@ export const create = defineRoute({
   path: base,
   tags,
   access: "user",
+  location: "/api/v1/comments/{id}",
   summary: "Comment on a block or page",
   description:
     "Adds a comment to `block_id`, which must be visible to the caller and active (404 otherwise, `details.block_id`). With `parent_id`, a reply: the parent must be a comment on a block the caller can see (404 otherwise, `details.field` parent_id), on the same block (400), and a top-level comment, since threads are one level deep (400). `content`: 1 to 10,000 characters, not only whitespace.",

@@ -27,6 +27,7 @@ export const create = defineRoute({
   path: "/api/database-views/{database_id}",
   tags,
   access: "user",
+  location: "/api/database-views/view/{id}",
   summary: "Save a view of a database",
   description:
     "Saves a view. `view_type` is one of table, board, gallery, list, feed, calendar, timeline (Gantt), chart, dashboard, map, form; anything else is a 400. Calendar views need `date_property`; timeline views need `start_date_property` and may have `end_date_property` and `timeline_scale` (day, week, month; default week). Property references (ids or display names) are stored as ids; filters and sorts are checked as row queries check them.",

@@ -4,6 +4,7 @@ import swaggerCss from "swagger-ui-dist/swagger-ui.css";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js";
 import type { AppEnv } from "../../lib/context";
 import { notFound } from "../../lib/errors";
+import { registerHeaderComponents } from "../../openapi/headers";
 import { ContentItemSchema } from "../../services/content/editor-content";
 
 // The contract itself and its explorer. No operation of the contract is declared here, so this
@@ -33,6 +34,9 @@ export function registerDocumentation(app: OpenAPIHono<AppEnv>): void {
     description: "An app-session token from /auth/complete",
   });
 
+  // Response headers that many operations carry (the quota fields, Retry-After), by reference.
+  registerHeaderComponents(app);
+
   // Request bodies document content items by reference (they are validated by validateContent).
   app.openAPIRegistry.register("ContentItem", ContentItemSchema);
 
@@ -42,7 +46,7 @@ export function registerDocumentation(app: OpenAPIHono<AppEnv>): void {
       title: "Workspace API",
       version: "1.0.0",
       description:
-        "Pages, databases and editor blocks as one block resource. Each operation declares its access in `security`: most take `Authorization: Bearer <API key or session token>`; open ones declare none. Errors are `{error, code, details?}` with a stable `code` (see the Error schema); every response carries `X-Request-Id`. Reads may be served by the nearest read replica: a response that touched the database carries `X-D1-Bookmark`; send the last one you received back as the `X-D1-Bookmark` request header and the request sees at least what that response saw, your own writes included (a malformed one is a 400 `validation_failed` with `details.header`). Listings page with `limit` (default 50, at most 100) and `offset`, and send X-Total-Count, X-Pagination-Limit, X-Pagination-Offset and X-Has-More.",
+        "Pages, databases and editor blocks as one block resource. Each operation declares its access in `security`: most take `Authorization: Bearer <API key or session token>`; open ones declare none. Errors are `{error, code, details?}` with a stable `code` (see the Error schema); every response carries `X-Request-Id`. Every answer to a valid credential carries its quota, `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11; past it, a 429 with `Retry-After`), and a 201 the new resource's `Location`. Reads may be served by the nearest read replica: a response that touched the database carries `X-D1-Bookmark`; send the last one you received back as the `X-D1-Bookmark` request header and the request sees at least what that response saw, your own writes included (a malformed one is a 400 `validation_failed` with `details.header`). Listings page with `limit` (default 50, at most 100) and `offset`, and send X-Total-Count, X-Pagination-Limit, X-Pagination-Offset and X-Has-More.",
     },
     servers: [{ url: new URL(c.req.url).origin }],
   }));

@@ -56,6 +56,7 @@ export const create = defineRoute({
   path: base,
   tags,
   access: "user",
+  location: "/api/v1/mentions/{id}",
   summary: "Record a mention",
   description:
     "Records a mention (origin `api`) in a block the caller can see, of a page or block they can see, an existing user, or a date. Mentions written in content (`{text, mention: {type, id}}` spans) are recorded by themselves and need no call. A missing or invisible block or target is a 404.",

@@ -66,6 +66,7 @@ const createSpec = {
   path: base,
   tags,
   access: "user" as const,
+  location: "/api/v1/pages/{id}",
   summary: "Create a page, database (with its default schema) or database row",
   description:
     "Creates a page, a database (with its schema records in the same write: the default columns and the properties of an inline `properties.schema`, ids kept) or a row (`database_id` required). `title` goes to `properties.title`, or for a row to its database's title property. Row properties may use display names or `prop_` ids; select-like values must match an option exactly (400 otherwise, nothing stored). The body is `content` (canonical editor items) or `content_markdown` (converted), not both.",

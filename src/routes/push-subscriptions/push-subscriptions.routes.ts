@@ -25,6 +25,7 @@ export const create = defineRoute({
   path: base,
   tags,
   access: "user",
+  location: "/api/v1/push-subscriptions/{id}",
   summary: "Register a browser for Web Push",
   description: `Registers the caller's browser to receive reminders by Web Push. Send what \`PushSubscription.toJSON()\` gives after \`PushManager.subscribe({userVisibleOnly: true, applicationServerKey})\` (the key from GET ${base}/vapid-public-key), with an optional \`user_agent\`. \`endpoint\` must be an https URL naming a public DNS name, without credentials or a trailing dot: an IP address in any spelling, \`localhost\` or an internal name (\`*.localhost\`, \`*.local\`, \`*.internal\`, a single label) is refused (400, \`details.field\` endpoint, \`details.reason\` why); \`keys.p256dh\` base64url of an uncompressed P-256 point, 65 bytes starting 0x04 and on the curve; \`keys.auth\` base64url of 16 bytes (400, \`details.field\` keys.p256dh or keys.auth, \`details.reason\` why). Registering an endpoint the caller registered before updates its keys, expiration time and user agent and answers 200 with the same id; a new endpoint answers 201. One atomic upsert, so concurrent registrations of one endpoint make one subscription. A user may have ${MAX_PUSH_SUBSCRIPTIONS_PER_USER}: a new endpoint beyond that is a 409. The keys are stored, never answered.`,
   request: { body: jsonBody(CreatePushSubscriptionBody) },

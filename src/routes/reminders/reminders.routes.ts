@@ -53,6 +53,7 @@ export const create = defineRoute({
   path: base,
   tags,
   access: "user",
+  location: "/api/v1/reminders/{id}",
   summary: "Create a reminder",
   description: `A reminder on a database row's date property. \`target_block_id\` must be a row the caller can see and that is active (404, \`details.field\`), \`source_property_id\` a date property of its database (400), \`timezone\` an IANA name (400), every instant between 1970 and 2099. The caller's ReminderQueue fires it at \`remind_at\` (every occurrence, for a \`recurrence_rule\`, computed in \`timezone\`): into the inbox (GET /api/v1/notifications), and by Web Push on the \`push\` channel. A one-off \`remind_at\` in the past fires at once; a repeating reminder starts at its first occurrence from now. One reminder per \`metadata.schedule_id\` and user: creating another with the same schedule id updates that one and answers 200, even when two creates race. Its state is kept when the schedule (start, zone and rule) is unchanged, so re-sending a date property's reminders neither fires them again nor brings back a dismissed one; a changed schedule re-arms it. A reminder whose row is in the trash or archived (or whose date property is gone) when it comes due delivers nothing: a one-off ends \`cancelled\`, a repeating one waits for its next occurrence. ${PERSONAL}`,
   request: { body: jsonBody(CreateReminderBody) },

@@ -20,6 +20,7 @@ export const create = defineRoute({
   path: base,
   tags,
   access: "user",
+  location: "/api/v1/synced-blocks/instance/{instance_block_id}",
   summary: "Make a block follow another (a synced block)",
   description:
     "Links an instance block to a source block: later propagations copy the source's type, properties, content and active subtree onto the instance. Both blocks must be visible to the caller (404 naming the field otherwise) and neither may be a database or a database row (400). A block cannot follow itself (400). The source must be at least as visible as the instance: a shared instance cannot follow a private source (400, `details.reason: source_less_visible`). An instance follows at most one source (409 while its link is synced; an unlinked instance may follow again, which replaces its old link, and so does a link whose source the caller cannot see). Links never form a cycle: the source may not lie inside the instance, the instance not inside the source, and the source may not already follow the instance through other links and the blocks that contain them (409, `details.reason`). Every check is made on the blocks and links the caller can see: no answer reveals another user's private blocks or links. The link is made with `last_synced_at` null; nothing is copied until a propagation.",

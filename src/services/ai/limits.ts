@@ -4,6 +4,7 @@ import type { RequestContext, UserContext } from "../../lib/context";
 import { boundedSetting } from "../../lib/environment";
 import { badRequest, tooManyRequests } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { POLICY_NAMES } from "../../lib/rate-limit-fields";
 import { TOTAL_TIMEOUT_MS } from "./completion";
 import type { CompletionRequest, ProviderTarget } from "./types";
 
@@ -91,6 +92,7 @@ export async function admitStream(ctx: UserContext, target: ProviderTarget): Pro
     const { success } = await limiter.limit({ key: `ai-stream|user:${userId}` });
     if (!success) {
       throw tooManyRequests(
+        POLICY_NAMES.aiStreams,
         STREAM_RATE_PERIOD_SECONDS,
         `Too many AI streams on this server's resources: retry later${ownKeyHint(target)}`,
         { limit: "rate" },
@@ -109,6 +111,7 @@ export async function admitStream(ctx: UserContext, target: ProviderTarget): Pro
   ]);
   if (taken.length === 0) {
     throw tooManyRequests(
+      POLICY_NAMES.aiConcurrentStreams,
       CONCURRENCY_RETRY_AFTER_SECONDS,
       `At most ${cap} AI streams on this server's resources may run at once: wait for one to end${ownKeyHint(target)}`,
       { limit: "concurrency", max_concurrent_streams: cap },

@@ -46,8 +46,10 @@ describe("the rate of streams on the server's key, per user", () => {
     expect(refused.headers.get("Retry-After")).toBe("60");
     expect(refused.body).toMatchObject({
       code: "rate_limited",
-      details: { limit: "rate", retry_after_seconds: 60 },
+      details: { limit: "rate", policy: "ai-streams", retry_after_seconds: 60 },
     });
+    // The limit reached first, then what is left of the credential's own quota (which admitted the request).
+    expect(refused.headers.get("RateLimit")).toMatch(/^"ai-streams";r=0;t=60, "default";r=\d+;t=\d+$/);
     expect(faked.requests).toHaveLength(20);
     expect(await auditRecords(user.id)).toHaveLength(20);
     // Another provider on the server's key counts with it; the caller's own key does not.
@@ -107,9 +109,15 @@ describe("streams on the server's key at once, per user", () => {
     expect(refused).toHaveLength(7);
     for (const { response } of refused) {
       expect(response.headers.get("Retry-After")).toBe("10");
+      expect(response.headers.get("RateLimit")).toMatch(/^"ai-concurrent-streams";r=0;t=10, "default";r=\d+;t=\d+$/);
       expect(await response.json()).toMatchObject({
         code: "rate_limited",
-        details: { limit: "concurrency", max_concurrent_streams: 3, retry_after_seconds: 10 },
+        details: {
+          limit: "concurrency",
+          policy: "ai-concurrent-streams",
+          max_concurrent_streams: 3,
+          retry_after_seconds: 10,
+        },
       });
     }
     expect(await liveLeases(user)).toBe(3);

@@ -489,8 +489,11 @@ describe("the open-route rate limit", () => {
     expect(refused.body).toEqual({
       error: "Too many requests: retry later",
       code: "rate_limited",
-      details: { retry_after_seconds: 60 },
+      details: { policy: "operation", retry_after_seconds: 60 },
     });
+    // The limit reached, named as every 429 names it; no credential, so no quota of one.
+    expect(refused.headers.get("RateLimit")).toBe('"operation";r=0;t=60');
+    expect(refused.headers.get("RateLimit-Policy")).toBeNull();
     expect((await send({}, CONFIGURED, clientAddress())).status).toBe(400);
   });
 });

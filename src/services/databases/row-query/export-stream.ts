@@ -3,7 +3,7 @@
 import { sql } from "drizzle-orm";
 import type { UserContext } from "../../../lib/context";
 import type { Row } from "../../../schemas/databases";
-import type { BlockRecord } from "../../blocks/record";
+import type { BlockRecord } from "../../blocks/presenter";
 import type { DatabaseSchema } from "../property-types";
 import { presentRow } from "../rows";
 import { rowConditions } from "./filters";

@@ -5,7 +5,7 @@ import { batchAll, parameterCount } from "../../../db/batch";
 import type { UserContext } from "../../../lib/context";
 import { cursorRefused, type KeyValue } from "../../../lib/cursor";
 import type { RowFilter } from "../../../schemas/databases";
-import type { BlockRecord } from "../../blocks/record";
+import type { BlockRecord } from "../../blocks/presenter";
 import type { DatabaseSchema } from "../property-types";
 import { DRIVEN_MATCHES_MAX, type DrivingFilter, drivingEntries, drivingFilter } from "./driving-filter";
 import { allOf, filterCondition, rowConditions } from "./filters";

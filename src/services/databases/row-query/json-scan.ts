@@ -3,7 +3,7 @@
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../../db/batch";
 import type { UserContext } from "../../../lib/context";
-import type { BlockRecord } from "../../blocks/record";
+import type { BlockRecord } from "../../blocks/presenter";
 import type { DatabaseSchema } from "../property-types";
 import { rowConditions } from "./filters";
 import { ROW_COUNT_CAP, type RowPage, type RowQuery, rowPage } from "./page";

@@ -2,9 +2,9 @@
 // cap totals and give cursors alike.
 import type { UserContext } from "../../../lib/context";
 import type { CursorPosition } from "../../../lib/cursor";
-import type { Page, PageWindow } from "../../../lib/pagination";
+import type { PageWindow, ResultPage } from "../../../lib/pagination";
 import type { Row, RowFilter, RowSort } from "../../../schemas/databases";
-import type { BlockRecord } from "../../blocks/record";
+import type { BlockRecord } from "../../blocks/presenter";
 import type { DatabaseSchema } from "../property-types";
 import { presentRow } from "../rows";
 import { sealRowCursor } from "./cursors";
@@ -17,7 +17,7 @@ export interface RowQuery extends PageWindow {
 }
 
 /** A page of rows, and the cursor of the page after it (null on the last page). */
-export interface RowPage extends Page<Row> {
+export interface RowPage extends ResultPage<Row> {
   nextCursor: string | null;
 }
 

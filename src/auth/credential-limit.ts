@@ -1,0 +1,77 @@
+import type { Actor } from "../lib/context";
+import { boundedSetting } from "../lib/environment";
+import { tooManyRequests } from "../lib/errors";
+import { POLICY_NAMES, type QuotaCount, type QuotaPolicy } from "../lib/rate-limit-fields";
+
+// Every authenticated request counts against its credential's quota (the "default" policy of the
+// RateLimit fields): API_RATE_LIMIT_REQUESTS per API_RATE_LIMIT_WINDOW_SECONDS, enforced by the
+// API_RATE_LIMITER binding (Workers Rate Limiting, whose `simple` limit and period wrangler.toml keeps
+// equal to those two settings). The binding costs no D1 round trip and no call to another location:
+// it counts per Cloudflare location, approximately, and answers only whether a request is admitted.
+// So the available quota it cannot tell (`r`) is this isolate's own count subtracted from the quota:
+// exact while one isolate serves the credential (wrangler dev, the tests), an upper bound otherwise,
+// as the contract says (docs/decisions.md, "Rate limits: per credential").
+
+/** Requests one credential may make per window when API_RATE_LIMIT_REQUESTS is unset. */
+export const DEFAULT_API_RATE_LIMIT_REQUESTS = 1200;
+/** The window when API_RATE_LIMIT_WINDOW_SECONDS is unset: Workers Rate Limiting counts per 10 or 60 seconds. */
+export const DEFAULT_API_RATE_LIMIT_WINDOW_SECONDS = 60;
+
+/** The per-credential policy as configured. */
+export function credentialPolicy(env: Env): QuotaPolicy {
+  const window = Number(env.API_RATE_LIMIT_WINDOW_SECONDS);
+  return {
+    name: POLICY_NAMES.credential,
+    quota: boundedSetting(env.API_RATE_LIMIT_REQUESTS, DEFAULT_API_RATE_LIMIT_REQUESTS, 1, 1_000_000),
+    windowSeconds: window === 10 || window === 60 ? window : DEFAULT_API_RATE_LIMIT_WINDOW_SECONDS,
+  };
+}
+
+/**
+ * Whose quota a request uses: an API key's own (an agent's key hammering the API leaves its user's
+ * browser session alone), or, for app sessions, the user's (sessions are minted by signing in
+ * again, so one each would be no limit).
+ */
+const partitionOf = (actor: Actor): string =>
+  actor.apiKeyId !== null ? `key:${actor.apiKeyId}` : `user:${actor.userId}`;
+
+/** This isolate's count per credential and window (a window's counts go with the window). */
+const counted = new Map<string, { window: number; count: number }>();
+/** Past this many credentials counted, entries of ended windows are swept on the next new one. */
+const SWEEP_AT = 10_000;
+
+/**
+ * Counts one request of `actor` at `now`. Windows are aligned to the clock, as the binding's local
+ * simulation counts them. Once this isolate has seen the quota used up in a window it refuses by
+ * itself, so a client hammering past its limit costs no binding call either. Null when no
+ * API_RATE_LIMITER is bound: then nothing is limited and no RateLimit fields are sent.
+ */
+export async function countCredential(env: Env, actor: Actor, now: Date): Promise<QuotaCount | null> {
+  const limiter = env.API_RATE_LIMITER as RateLimit | undefined;
+  if (!limiter) return null;
+  const policy = credentialPolicy(env);
+  const windowMs = policy.windowSeconds * 1000;
+  const window = Math.floor(now.getTime() / windowMs);
+  const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now.getTime()) / 1000));
+  const partition = `${policy.windowSeconds}|${partitionOf(actor)}`;
+
+  let entry = counted.get(partition);
+  if (!entry || entry.window !== window) {
+    if (!entry && counted.size >= SWEEP_AT) {
+      for (const [key, value] of counted) if (value.window !== window) counted.delete(key);
+    }
+    entry = { window, count: 0 };
+    counted.set(partition, entry);
+  }
+  const admitted = entry.count < policy.quota && (await limiter.limit({ key: partition })).success;
+  entry.count = admitted ? entry.count + 1 : Math.max(entry.count, policy.quota);
+  return { policy, admitted, remaining: Math.max(0, policy.quota - entry.count), resetSeconds };
+}
+
+/** The 429 of a credential past its quota: `Retry-After` is the end of the window. */
+export const credentialRefused = (limit: QuotaCount) =>
+  tooManyRequests(
+    POLICY_NAMES.credential,
+    limit.resetSeconds,
+    `Too many requests with this credential: at most ${limit.policy.quota} every ${limit.policy.windowSeconds} s`,
+  );

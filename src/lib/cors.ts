@@ -1,0 +1,36 @@
+import type { cors } from "hono/cors";
+import { D1_BOOKMARK_HEADER } from "../db/sessions";
+import { PAGINATION_HEADER_NAMES } from "./pagination";
+import { RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from "./rate-limit-fields";
+
+/**
+ * Response headers a browser's script may read (Fetch standard, CORS-safelisted response headers
+ * aside): listings' paging, the request id, the read-replica bookmark, the quota fields and
+ * `Retry-After`, a creation's `Location`, and the validators and replay marker of conditional and
+ * idempotent writes (`ETag`, `Idempotent-Replayed`).
+ */
+export const EXPOSED_HEADERS = [
+  ...PAGINATION_HEADER_NAMES,
+  "X-Request-Id",
+  "X-Hierarchy-Truncated",
+  D1_BOOKMARK_HEADER,
+  RATE_LIMIT_POLICY_HEADER,
+  RATE_LIMIT_HEADER,
+  "Retry-After",
+  "Location",
+  "ETag",
+  "Idempotent-Replayed",
+];
+
+/**
+ * How long a browser may reuse a preflight's answer, in seconds. Nothing in it varies by request
+ * (any origin, the methods, whatever headers are asked for), so the longest any browser keeps:
+ * Firefox's 24 hours; Chromium caps it at 2 hours and WebKit at 10 minutes by themselves.
+ */
+export const PREFLIGHT_MAX_AGE_SECONDS = 86_400;
+
+export const CORS_OPTIONS: Parameters<typeof cors>[0] = {
+  origin: "*",
+  exposeHeaders: EXPOSED_HEADERS,
+  maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+};
