@@ -290,7 +290,8 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
     );
     if (hasOptionalBody(spec)) middleware.push(emptyBodyIsNoBody);
   }
-  const responses = withResponseHeaders(spec, { ...standardErrors(spec), ...config.responses });
+  const declared = { ...standardErrors(spec), ...config.responses };
+  const responses = withResponseHeaders(spec, declared);
   if (!takesIdempotencyKey(spec)) {
     return createRoute({ ...config, security: SECURITY[access], responses, middleware }) as unknown as DefinedRoute<R>;
   }
@@ -306,7 +307,8 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
       headers: headers instanceof z.ZodObject ? headers.extend(keyHeader.shape) : keyHeader,
     },
     security: SECURITY[access],
-    responses: withIdempotencyResponses(responses, ErrorSchema) as typeof responses,
+    // The key's own answers (409, 422) carry the quota fields like every other answer.
+    responses: withResponseHeaders(spec, withIdempotencyResponses(declared, ErrorSchema) as ResponsesConfig),
     middleware,
   }) as unknown as DefinedRoute<R>;
 }
