@@ -7,7 +7,9 @@ import { createUser } from "../helpers/api";
 const loggingEnv = { ...env, REQUEST_LOG: "on" };
 
 /** The JSON lines written to the console while `run` ran. */
-async function linesDuring(run: () => Response | Promise<Response>): Promise<{ res: Response; lines: Record<string, unknown>[] }> {
+async function linesDuring(
+  run: () => Response | Promise<Response>,
+): Promise<{ res: Response; lines: Record<string, unknown>[] }> {
   const written: string[] = [];
   const capture = (...args: unknown[]) => {
     written.push(args.map(String).join(" "));

@@ -40,7 +40,11 @@ describe("error envelope", () => {
   it("malformed JSON is a 400 in the envelope", async () => {
     const res = await api("/api/v1/blocks", { method: "POST", auth: await createUser(), body: '{"type": "page",' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "Malformed JSON in request body", code: "malformed_json", request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: "Malformed JSON in request body",
+      code: "malformed_json",
+      request_id: expect.any(String),
+    });
   });
 
   it("a body above the size limit is a 413 and nothing is stored", async () => {

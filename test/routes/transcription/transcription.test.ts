@@ -311,7 +311,11 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
     faked = fakeThirdParties(() => new Response(UPSTREAM_SECRET_BODY, { status }));
     const res = await transcribe(wavBytes());
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: `transcription service answered with HTTP ${status}`, code: "upstream_failed", request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: `transcription service answered with HTTP ${status}`,
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(res.headers.get("X-Request-Id")).toBeTruthy();
     expectNothingLeaked(res);
   });
@@ -322,7 +326,11 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
     );
     const res = await transcribe(wavBytes());
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "transcription service answered with HTTP 307", code: "upstream_failed", request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: "transcription service answered with HTTP 307",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(faked.requests).toHaveLength(1);
     expect(res.text).not.toContain("elsewhere");
   });
@@ -333,7 +341,11 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
     });
     const res = await transcribe(wavBytes());
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "transcription service could not be reached", code: "upstream_failed", request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: "transcription service could not be reached",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expectNothingLeaked(res);
   });
 
@@ -342,7 +354,11 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
     const started = Date.now();
     const res = await transcribe(wavBytes(), { ...CONFIGURED, TRANSCRIPTION_TIMEOUT_SECONDS: "1" });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "transcription service did not answer in time", code: "upstream_failed", request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: "transcription service did not answer in time",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(Date.now() - started).toBeLessThan(5000);
     expectNothingLeaked(res);
   });
@@ -463,7 +479,11 @@ describe("the Workers AI binding, when one is bound", () => {
     });
     const failed = await transcribe(wavBytes(), { ...CONFIGURED, AI: failing });
     expect(failed.status).toBe(500);
-    expect(failed.body).toEqual({ error: "Workers AI could not transcribe the audio", code: "upstream_failed", request_id: expect.any(String) });
+    expect(failed.body).toEqual({
+      error: "Workers AI could not transcribe the audio",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(failed.text).not.toContain("internal detail");
     expect(consoleOutput()).not.toContain("internal detail");
 
@@ -478,7 +498,11 @@ describe("the Workers AI binding, when one is bound", () => {
     const never = fakeAi(() => new Promise(() => undefined));
     const slow = await transcribe(wavBytes(), { ...CONFIGURED, TRANSCRIPTION_TIMEOUT_SECONDS: "1", AI: never });
     expect(slow.status).toBe(500);
-    expect(slow.body).toEqual({ error: "Workers AI did not answer in time", code: "upstream_failed", request_id: expect.any(String) });
+    expect(slow.body).toEqual({
+      error: "Workers AI did not answer in time",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
   });
 });
 
