@@ -4,7 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
-import { type ErrorBody, ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
+import { ErrorSchema, payloadTooLarge, type Refusal, tooManyRequests } from "../lib/errors";
 import { POLICY_NAMES } from "../lib/rate-limit-fields";
 import { QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
 import { idempotencyKeyHeader, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
@@ -15,10 +15,17 @@ import { validationHook } from "./validation";
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** An error response of the contract; `example`, when given, is a body it may carry. */
-export const errorResponse = (description: string, example?: ErrorBody) => ({
+export const errorResponse = (description: string, example?: Refusal) => ({
   description,
-  content: { "application/json": { schema: ErrorSchema, ...(example ? { example } : {}) } },
+  content: {
+    "application/json": {
+      schema: ErrorSchema,
+      ...(example ? { example: { ...example, request_id: ERROR_EXAMPLE_REQUEST_ID } } : {}),
+    },
+  },
 });
+
+const ERROR_EXAMPLE_REQUEST_ID = "0d4c2c6e-6f1a-4b7e-9c3d-2a5b8e1f4c70";
 
 /**
  * A 429 with its `Retry-After` and RateLimit item, for a route that refuses beyond a limit of its own
