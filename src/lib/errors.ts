@@ -61,10 +61,16 @@ export const ErrorSchema = z
       .record(z.string(), z.unknown())
       .optional()
       .openapi({ description: "Where and why, when there is more to say", example: { id: "3f1c9b7e" } }),
+    request_id: z.string().openapi({
+      description: "The id of the request (as its `X-Request-Id`): quote it when reporting a problem",
+      example: "0d4c2c6e-6f1a-4b7e-9c3d-2a5b8e1f4c70",
+    }),
   })
   .openapi("Error");
 
 export type ErrorBody = z.infer<typeof ErrorSchema>;
+/** An error body as the code decides it; the request's id is added to every answer (app.ts). */
+export type Refusal = Omit<ErrorBody, "request_id">;
 
 /**
  * Thrown anywhere in a request; `onError` turns it into the error envelope.
@@ -85,7 +91,7 @@ export class ApiError extends Error {
     this.status = ERROR_CODES[code].status;
   }
 
-  get body(): ErrorBody {
+  get body(): Refusal {
     return this.details
       ? { error: this.message, code: this.code, details: this.details }
       : { error: this.message, code: this.code };

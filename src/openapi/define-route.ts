@@ -4,7 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
-import { type ErrorBody, ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
+import { ErrorSchema, payloadTooLarge, type Refusal, tooManyRequests } from "../lib/errors";
 import { POLICY_NAMES } from "../lib/rate-limit-fields";
 import { declareEntityTags, type EntityTagRole } from "./entity-tags";
 import { QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
@@ -16,10 +16,17 @@ import { validationHook } from "./validation";
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** An error response of the contract; `example`, when given, is a body it may carry. */
-export const errorResponse = (description: string, example?: ErrorBody) => ({
+export const errorResponse = (description: string, example?: Refusal) => ({
   description,
-  content: { "application/json": { schema: ErrorSchema, ...(example ? { example } : {}) } },
+  content: {
+    "application/json": {
+      schema: ErrorSchema,
+      ...(example ? { example: { ...example, request_id: ERROR_EXAMPLE_REQUEST_ID } } : {}),
+    },
+  },
 });
+
+const ERROR_EXAMPLE_REQUEST_ID = "0d4c2c6e-6f1a-4b7e-9c3d-2a5b8e1f4c70";
 
 /**
  * A 429 with its `Retry-After` and RateLimit item, for a route that refuses beyond a limit of its own
@@ -265,8 +272,8 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * counts the credential's quota) runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, secretResponse, entityTag, ...declared } = spec;
-  const config = entityTag ? declareEntityTags(declared, entityTag) : declared;
+  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, secretResponse, entityTag, ...route } = spec;
+  const config = entityTag ? declareEntityTags(route, entityTag, errorResponse) : route;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
@@ -287,7 +294,8 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
     );
     if (hasOptionalBody(spec)) middleware.push(emptyBodyIsNoBody);
   }
-  const responses = withResponseHeaders(spec, { ...standardErrors(spec), ...config.responses });
+  const declared = { ...standardErrors(spec), ...config.responses };
+  const responses = withResponseHeaders(spec, declared);
   if (!takesIdempotencyKey(spec)) {
     return createRoute({ ...config, security: SECURITY[access], responses, middleware }) as unknown as DefinedRoute<R>;
   }
@@ -303,7 +311,8 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
       headers: headers instanceof z.ZodObject ? headers.extend(keyHeader.shape) : keyHeader,
     },
     security: SECURITY[access],
-    responses: withIdempotencyResponses(responses, ErrorSchema) as typeof responses,
+    // The key's own answers (409, 422) carry the quota fields like every other answer.
+    responses: withResponseHeaders(spec, withIdempotencyResponses(declared, ErrorSchema) as ResponsesConfig),
     middleware,
   }) as unknown as DefinedRoute<R>;
 }

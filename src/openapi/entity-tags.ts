@@ -9,8 +9,7 @@ import {
   type Validator,
   validatorOf,
 } from "../lib/entity-tags";
-import type { ErrorBody } from "../lib/errors";
-import { ErrorSchema } from "../lib/errors";
+import type { Refusal } from "../lib/errors";
 
 // The contract and the answers of operations on one resource that carry validators (RFC 9110
 // §8.8.3) and take preconditions (§13.1.1 If-Match, §13.1.2 If-None-Match): declared once by
@@ -61,21 +60,20 @@ const preconditionHeaders = (role: EntityTagRole) =>
       }),
   });
 
-const preconditionFailedResponse = {
-  description:
+/** How the contract writes an error response (define-route's errorResponse). */
+type ErrorResponseOf = (description: string, example?: Refusal) => object;
+
+const preconditionFailedResponse = (errorResponse: ErrorResponseOf) => ({
+  ...errorResponse(
     "Precondition Failed (RFC 9110 §15.5.13; `code` precondition_failed): `If-Match` named no current entity tag, or `If-None-Match` named the current one. Nothing was written; `ETag` and `details.etag` carry the current tag, to read the resource again and decide.",
-  headers: ETAG_HEADER,
-  content: {
-    "application/json": {
-      schema: ErrorSchema,
-      example: {
-        error: "The precondition did not hold: the resource changed since the tag you sent (see details.etag)",
-        code: "precondition_failed",
-        details: { etag: TAG_EXAMPLE },
-      } satisfies ErrorBody,
+    {
+      error: "The precondition did not hold: the resource changed since the tag you sent (see details.etag)",
+      code: "precondition_failed",
+      details: { etag: TAG_EXAMPLE },
     },
-  },
-};
+  ),
+  headers: ETAG_HEADER,
+});
 
 const notModifiedResponse = {
   description:
@@ -90,7 +88,11 @@ interface TaggedConfig {
 }
 
 /** The route's contract with its precondition headers, `ETag` on its answers of the resource, and its 304 and 412. */
-export function declareEntityTags<R extends TaggedConfig>(config: R, role: EntityTagRole): R {
+export function declareEntityTags<R extends TaggedConfig>(
+  config: R,
+  role: EntityTagRole,
+  errorResponse: ErrorResponseOf,
+): R {
   const responses: Responses = { ...config.responses };
   if (role !== "remove") {
     for (const [status, response] of Object.entries(responses)) {
@@ -101,7 +103,7 @@ export function declareEntityTags<R extends TaggedConfig>(config: R, role: Entit
   }
   if (role === "create") return { ...config, responses };
   if (role === "read") responses[304] = notModifiedResponse;
-  responses[412] = preconditionFailedResponse;
+  responses[412] = preconditionFailedResponse(errorResponse);
   return {
     ...config,
     request: {

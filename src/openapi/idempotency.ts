@@ -4,6 +4,7 @@ import type { AuthenticatedAppEnv } from "../auth/access";
 import { createDatabase } from "../db/client";
 import type { UserContext } from "../lib/context";
 import { ApiError } from "../lib/errors";
+import { describeError, log } from "../lib/log";
 import { PAGINATION_HEADER_NAMES } from "../lib/pagination";
 import { type CommitState, markingCommits } from "../services/idempotency/commit-marker";
 import {
@@ -147,14 +148,7 @@ async function keptBody(body: ReadableStream<Uint8Array> | null): Promise<string
 
 /** Logs a failure to record or release a key: the response still goes out, the key stays held. */
 function logKeyFailure(ctx: UserContext, step: string, error: unknown): void {
-  console.error(
-    JSON.stringify({
-      level: "error",
-      request_id: ctx.requestId,
-      message: `idempotency key not ${step}`,
-      error: error instanceof Error ? error.message : String(error),
-    }),
-  );
+  log(ctx, "error", `idempotency key not ${step}`, { error: describeError(error) });
 }
 
 /**

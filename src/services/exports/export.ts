@@ -1,6 +1,7 @@
 import { Zip, ZipDeflate } from "fflate";
 import type { UserContext } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
+import { log } from "../../lib/log";
 import type { BlockTree } from "../../schemas/blocks";
 import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
 import { blockNotFound, getHierarchy, HIERARCHY_MAX_DEPTH } from "../blocks/queries";
@@ -77,14 +78,9 @@ function streamOf(ctx: UserContext, parts: AsyncGenerator<string | Uint8Array>):
         if (done) controller.close();
         else controller.enqueue(typeof value === "string" ? encoder.encode(value) : value);
       } catch (error) {
-        console.error(
-          JSON.stringify({
-            level: "error",
-            request_id: ctx.requestId,
-            message: "export stream failed",
-            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-          }),
-        );
+        log(ctx, "error", "export stream failed", {
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
         controller.error(error);
       }
     },

@@ -11,6 +11,7 @@ import {
 } from "../../lib/entity-tags";
 import { badRequest } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { describeError, log } from "../../lib/log";
 import type { MediaMetadata, UploadedMedia } from "../../schemas/media";
 import { MEDIA_METADATA_MAX_BYTES } from "../../schemas/media";
 import { DEFAULT_EXPIRES_IN_SECONDS, MEDIA_BUCKET, mediaSigningSecret } from "./config";
@@ -68,15 +69,7 @@ async function sha256Hex(file: Blob): Promise<string> {
 
 /** Logs a failed undo: the leftover is hidden, and the sweep removes it. */
 function logLeftover(ctx: RequestContext, what: string, record: { id: string; path: string }, error: unknown) {
-  console.error(
-    JSON.stringify({
-      level: "error",
-      request_id: ctx.requestId,
-      media_id: record.id,
-      path: record.path,
-      error: `${what}: ${error instanceof Error ? error.message : String(error)}`,
-    }),
-  );
+  log(ctx, "error", what, { media_id: record.id, path: record.path, error: describeError(error) });
 }
 
 /**
