@@ -212,6 +212,7 @@ function answerRefusal(c: Context<AppEnv>, error: ApiError): Response {
   if (typeof retryAfter === "number" && typeof policy === "string") {
     c.header(RATE_LIMIT_HEADER, refusedItem(policy, retryAfter), { append: true });
   }
+  for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return answerBody(c, error.body, error.status);
 }
 

@@ -21,8 +21,18 @@ export const ERROR_CODES = {
     status: 409,
     description: "The request with this Idempotency-Key ran, but its response is not kept to be replayed",
   },
+  precondition_failed: {
+    status: 412,
+    description:
+      "An If-Match or If-None-Match precondition did not hold (RFC 9110 §13.1, §15.5.13): nothing was written; `details.etag` and `ETag` carry the current entity tag",
+  },
   payload_too_large: { status: 413, description: "The body is larger than this route accepts" },
   unsupported_media_type: { status: 415, description: "The body's Content-Type is not one this route reads" },
+  range_not_satisfiable: {
+    status: 416,
+    description:
+      "The `Range` asked for lies outside the file (RFC 9110 §15.5.17): `Content-Range: bytes */<size>` and `details.size` give its size",
+  },
   idempotency_key_reused: {
     status: 422,
     description: "This Idempotency-Key was used with another method, path or body",
@@ -73,6 +83,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** Response headers the refusal's status calls for (`ETag` with a 412, `Content-Range` with a 416). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = "ApiError";

@@ -6,6 +6,7 @@ import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { ErrorSchema, payloadTooLarge, type Refusal, tooManyRequests } from "../lib/errors";
 import { POLICY_NAMES } from "../lib/rate-limit-fields";
+import { declareEntityTags, type EntityTagRole } from "./entity-tags";
 import { QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
 import { idempotencyKeyHeader, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
 import { checkedLocation, locationHeader, locationOfCreated } from "./location";
@@ -82,6 +83,8 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
    * never gets it again, as it is never stored (see openapi/idempotency.ts).
    */
   secretResponse?: true;
+  /** Validators and preconditions of a single resource (RFC 9110): declares ETag, If-Match, If-None-Match, 304, 412. */
+  entityTag?: EntityTagRole;
 };
 
 type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
@@ -94,7 +97,7 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  */
 export type DefinedRoute<R extends RouteSpec> = Omit<
   R,
-  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse"
+  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse" | "entityTag"
 > & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
@@ -269,7 +272,8 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * counts the credential's quota) runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, secretResponse, ...config } = spec;
+  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, secretResponse, entityTag, ...route } = spec;
+  const config = entityTag ? declareEntityTags(route, entityTag, errorResponse) : route;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);

@@ -128,6 +128,7 @@ export const urlByPath = defineRoute({
 
 export const getMetadata = defineRoute({
   operationId: "getMediaMetadata",
+  entityTag: "read",
   method: "get",
   path: `${base}/{id}/metadata`,
   tags,
@@ -140,6 +141,7 @@ export const getMetadata = defineRoute({
 
 export const patchMetadata = defineRoute({
   operationId: "updateMediaMetadata",
+  entityTag: "write",
   method: "patch",
   path: `${base}/{id}/metadata`,
   tags,
@@ -190,16 +192,55 @@ export const resolve = defineRoute({
 
 const DOWNLOAD = `The raw bytes, streamed from this service's own storage, as an attachment with the stored content type. Nothing else is ever fetched: an external URL, a loopback, link-local or private address, another scheme, credentials in the URL, a disguised host (decimal or hex IPs, IPv6-mapped IPv4, a trailing dot, another letter case, escapes) is a 400 with \`details.reason\`; so is a malformed path. ${OWN_ONLY}`;
 
+/** A byte range of the file (RFC 9110 §14), as object stores serve them. */
+const RANGE_HEADERS = z.object({
+  Range: z.string().optional().openapi({
+    description:
+      "One byte range (RFC 9110 §14.1.2): `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; answered 206 with `Content-Range`, or 416 when it lies outside the file. Several ranges, or another unit, are ignored (the whole file, 200).",
+    example: "bytes=0-1023",
+  }),
+  "If-Range": z.string().optional().openapi({
+    description:
+      "The range applies only if this is the file's current entity tag (RFC 9110 §13.1.5, strong comparison); otherwise the whole file is sent (200).",
+    example: '"0cc175b9c0f1b6a831c399e269772661"',
+  }),
+});
+
+const RANGE_RESPONSES = {
+  206: {
+    description: "Partial Content (RFC 9110 §15.3.7): the one range asked for, with `Content-Range`",
+    headers: {
+      "Content-Range": {
+        schema: { type: "string" as const, example: "bytes 0-1023/1048576" },
+        description: "Which bytes of how many (RFC 9110 §14.4)",
+      },
+    },
+    content: { "*/*": { schema: { type: "string" as const, format: "binary" } } },
+  },
+  416: {
+    ...errorResponse(
+      "Range Not Satisfiable (RFC 9110 §15.5.17; `code` range_not_satisfiable): the range lies outside the file; `Content-Range: bytes */<size>`",
+    ),
+    headers: {
+      "Content-Range": {
+        schema: { type: "string" as const, example: "bytes */1048576" },
+        description: "The file's size",
+      },
+    },
+  },
+};
+
 export const downloadByQuery = defineRoute({
   operationId: "downloadMedia",
+  entityTag: "read",
   method: "get",
   path: `${base}/download`,
   tags,
   access: "user",
   summary: "Download a file by URL",
   description: `\`url\` (URL-encoded): a signed link or storage URL of this service. ${DOWNLOAD}`,
-  request: { query: DownloadQuery },
-  responses: { 200: BYTES("The file's bytes"), 404: ERROR_RESPONSES[404] },
+  request: { query: DownloadQuery, headers: RANGE_HEADERS },
+  responses: { 200: BYTES("The file's bytes"), ...RANGE_RESPONSES, 404: ERROR_RESPONSES[404] },
 });
 
 export const downloadByBody = defineRoute({
@@ -217,6 +258,7 @@ export const downloadByBody = defineRoute({
 
 export const serveSigned = defineRoute({
   operationId: "getSignedMedia",
+  entityTag: "read",
   method: "get",
   path: "/media/signed",
   tags,
@@ -224,9 +266,10 @@ export const serveSigned = defineRoute({
   summary: "The bytes behind a signed URL (no credential)",
   description:
     "Serves the object a signed URL names, to anyone holding the URL: the signature (HMAC-SHA256 over bucket, path and expiry) is the credential. An altered or expired link is a 403 with the error envelope, never bytes (`details.reason`: `invalid_signature` or `expired`); a deleted file is a 404. Sent with its stored content type, `Content-Disposition: attachment` for anything a browser could run (HTML, SVG, XML, scripts, PDF, unknown types) and `inline` for images, audio, video and plain text, `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox`.",
-  request: { query: SignedMediaQuery },
+  request: { query: SignedMediaQuery, headers: RANGE_HEADERS },
   responses: {
     200: BYTES("The file's bytes"),
+    ...RANGE_RESPONSES,
     403: errorResponse("The link was altered or has expired (`code` forbidden, `details.reason`)"),
     404: errorResponse("The file no longer exists (`code` not_found)"),
     503: NOT_CONFIGURED,

@@ -1,6 +1,14 @@
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { RequestContext, UserContext } from "../../lib/context";
+import {
+  advancedTimestamp,
+  assertPreconditions,
+  type Preconditions,
+  preconditionSql,
+  type Validator,
+  withValidator,
+} from "../../lib/entity-tags";
 import { badRequest } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { describeError, log } from "../../lib/log";
@@ -199,35 +207,56 @@ export async function getMediaMetadata(ctx: UserContext, id: string): Promise<Me
   return metadataOf(record);
 }
 
+/**
+ * Media metadata's validator: its entity tag names the record's `updated_at`, which every change of
+ * the metadata advances (`advancedTimestamp`: never the same twice) (RFC 9110 §8.8.3).
+ */
+const METADATA_TAG = "m";
+const metadataValidator = (record: Pick<MediaRecord, "id" | "updated_at">): Validator => ({
+  kind: METADATA_TAG,
+  id: record.id,
+  parts: [record.updated_at],
+});
+
 const metadataOf = (record: MediaRecord): MediaMetadata => {
   const { id, metadata, updated_at } = presentMedia(record);
-  return { id, metadata, updated_at };
+  return withValidator({ id, metadata, updated_at }, metadataValidator(record));
 };
 
 /**
  * Applies an RFC 7396 merge patch to the caller's media metadata, in the UPDATE itself (SQLite's
  * `json_patch`): keys given replace, nested objects merge, `null` removes a key. So concurrent
  * patches of different keys keep each other's changes. A result above 16 KiB is a 400 and
- * changes nothing. One round trip: the update and the read that explains a refusal.
+ * changes nothing. One round trip: the update and the read that explains a refusal. With
+ * preconditions (If-Match, If-None-Match), the update applies only while they hold.
  */
 export async function patchMediaMetadata(
   ctx: UserContext,
   id: string,
   patch: Record<string, unknown>,
+  preconditions: Preconditions = {},
 ): Promise<MediaMetadata> {
   const patchText = JSON.stringify(patch);
-  const [states, updated] = await batchAll<[{ merged_bytes: number }, MediaRecord]>(ctx.db, [
-    sql`SELECT length(CAST(json_patch(m.metadata, ${patchText}) AS BLOB)) AS merged_bytes FROM media m
-      WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId} AND m.state = 'ready'`,
-    sql`UPDATE media AS m SET metadata = json_patch(m.metadata, ${patchText}), updated_at = ${ctx.now().toISOString()}
-      WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId} AND m.state = 'ready'
-        AND length(CAST(json_patch(m.metadata, ${patchText}) AS BLOB)) <= ${MEDIA_METADATA_MAX_BYTES}
-      RETURNING *`,
-  ]);
+  const expected = preconditionSql(preconditions, { kind: METADATA_TAG, id, columns: [sql`m.updated_at`] });
+  const [states, updated] = await batchAll<[{ merged_bytes: number; id: string; updated_at: string }, MediaRecord]>(
+    ctx.db,
+    [
+      sql`SELECT length(CAST(json_patch(m.metadata, ${patchText}) AS BLOB)) AS merged_bytes, m.id, m.updated_at
+        FROM media m WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId} AND m.state = 'ready'`,
+      sql`UPDATE media AS m SET metadata = json_patch(m.metadata, ${patchText}),
+          updated_at = ${advancedTimestamp(sql`m.updated_at`, ctx.now().toISOString())}
+        WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId} AND m.state = 'ready'
+          AND length(CAST(json_patch(m.metadata, ${patchText}) AS BLOB)) <= ${MEDIA_METADATA_MAX_BYTES}
+          ${expected ? sql`AND ${expected}` : sql``}
+        RETURNING *`,
+    ],
+  );
   const record = updated[0];
   if (record) return metadataOf(record);
   const state = states[0];
   if (!state) throw mediaNotFound({ id });
+  // Read in the same batch, before the update: the version its preconditions were held to.
+  assertPreconditions(preconditions, metadataValidator(state));
   throw badRequest(`Metadata would be larger than ${MEDIA_METADATA_MAX_BYTES} bytes`, {
     field: "metadata",
     max_bytes: MEDIA_METADATA_MAX_BYTES,
