@@ -57,7 +57,7 @@ export const patchMetadata: Handler<typeof routes.patchMetadata> = async (c) => 
 
 export const remove: Handler<typeof routes.remove> = async (c) => {
   const id = c.req.valid("param").id;
-  await deleteMedia(c.var.ctx, id);
+  await deleteMedia(c.var.ctx, id, preconditionsOf(c));
   return c.json({ success: true, message: "Media deleted", id }, 200);
 };
 

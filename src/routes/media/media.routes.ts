@@ -163,12 +163,13 @@ export const patchMetadata = defineRoute({
 
 export const remove = defineRoute({
   operationId: "deleteMedia",
+  entityTag: "remove",
   method: "delete",
   path: `${base}/{id}`,
   tags,
   access: "user",
   summary: "Delete a file",
-  description: `Deletes the file's object and its record together; signed URLs for it stop working. ${OWN_ONLY}`,
+  description: `Deletes the file's object and its record together; signed URLs for it stop working. \`If-Match\` takes the metadata's entity tag (as GET and PATCH of \`/{id}/metadata\` answer it): a stale one is a 412 and deletes nothing. ${OWN_ONLY}`,
   request: { params: MediaIdParams },
   responses: { 200: jsonContent(DeleteMediaResponseSchema, "Deleted") },
 });

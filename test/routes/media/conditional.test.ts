@@ -8,7 +8,7 @@ import {
   expectWrittenTag,
   sendWith,
 } from "../../helpers/conditional";
-import { createMedia, MEDIA } from "../../helpers/media";
+import { createMedia, MEDIA, objectsOf, storedMedia } from "../../helpers/media";
 
 const send = sendWith<{ metadata?: Record<string, unknown> }>;
 
@@ -57,5 +57,56 @@ describe("media metadata validators (RFC 9110 §8.8.3, §13.1)", () => {
     expect((await send(owner, "PATCH", path, { "If-Match": "*" }, { a: 1 })).status).toBe(200);
     expect((await send(other, "PATCH", path, { "If-Match": '"stale"' }, { a: 2 })).status).toBe(404);
     expect((await send(other, "GET", path, { "If-None-Match": "*" })).status).toBe(404);
+  });
+
+  it("DELETE takes If-Match against the metadata's tag in its write: stale is a 412 with the current tag and deletes nothing", async () => {
+    const user = await createUser();
+    const media = await createMedia(user);
+    const path = `${MEDIA}/${media.id}/metadata`;
+    const stale = (await send(user, "GET", path, {})).headers.get("ETag") ?? "";
+    const current = (await send(user, "PATCH", path, {}, { changed: true })).headers.get("ETag");
+    const stored = await storedMedia(media.id);
+    const refused: Record<string, string>[] = [
+      { "If-Match": stale },
+      { "If-Match": `"other", ${stale}` },
+      { "If-None-Match": "*" },
+    ];
+    for (const headers of refused) {
+      expectPreconditionFailed(
+        await send(user, "DELETE", `${MEDIA}/${media.id}`, headers),
+        current,
+        JSON.stringify(headers),
+      );
+    }
+    expect(await storedMedia(media.id)).toEqual(stored);
+    expect(await objectsOf(user.id)).toEqual([media.path]);
+    expect((await send(user, "DELETE", `${MEDIA}/${media.id}`, { "If-Match": current ?? "" })).status).toBe(200);
+    expect(await storedMedia(media.id)).toBeNull();
+    expect(await objectsOf(user.id)).toEqual([]);
+    // Gone: the tag it had names nothing now, and a 404 says so.
+    expect((await send(user, "DELETE", `${MEDIA}/${media.id}`, { "If-Match": current ?? "" })).status).toBe(404);
+  });
+
+  it("DELETE with If-Match: * deletes while it exists; another user's media is a 404 and stays", async () => {
+    const owner = await createUser();
+    const other = await createUser();
+    const media = await createMedia(owner);
+    const tag = (await send(owner, "GET", `${MEDIA}/${media.id}/metadata`, {})).headers.get("ETag") ?? "";
+    for (const ifMatch of ['"stale"', tag, "*"]) {
+      expect((await send(other, "DELETE", `${MEDIA}/${media.id}`, { "If-Match": ifMatch })).status, ifMatch).toBe(404);
+    }
+    expect(await objectsOf(owner.id)).toEqual([media.path]);
+    expect((await send(owner, "DELETE", `${MEDIA}/${media.id}`, { "If-Match": "*" })).status).toBe(200);
+    expect(await storedMedia(media.id)).toBeNull();
+  });
+
+  it("a deletion left half-way (record `deleting`) is finished by a DELETE without preconditions, and named by no tag", async () => {
+    const user = await createUser();
+    const media = await createMedia(user);
+    const tag = (await send(user, "GET", `${MEDIA}/${media.id}/metadata`, {})).headers.get("ETag") ?? "";
+    await env.DB.prepare("UPDATE media SET state = 'deleting' WHERE id = ?").bind(media.id).run();
+    expect((await send(user, "DELETE", `${MEDIA}/${media.id}`, { "If-Match": tag })).status).toBe(404);
+    expect((await send(user, "DELETE", `${MEDIA}/${media.id}`, {})).status).toBe(200);
+    expect(await storedMedia(media.id)).toBeNull();
   });
 });
