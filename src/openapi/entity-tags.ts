@@ -28,7 +28,8 @@ export type EntityTagRole = "read" | "write" | "remove" | "create";
 
 const TAG_EXAMPLE = '"b.WyI2ZjFjMmE3ZS0yZjBlLTRhNTUtOWE4My02YTFmNGYxYjJjM2QiLDNd"';
 
-const ETAG_HEADER = {
+/** `ETag` as a response declares it: for an answer that carries a resource's tag outside `entityTag` roles. */
+export const ETAG_HEADER = {
   ETag: {
     schema: { type: "string" as const, example: TAG_EXAMPLE },
     description:

@@ -16,7 +16,7 @@ const originOf = (c: Context) => new URL(c.req.url).origin;
 export const upload: Handler<typeof routes.upload> = async (c) => {
   const ctx = c.var.ctx;
   const input = await readUploadRequest(ctx, c.req.raw);
-  return c.json(await uploadMedia(ctx, input, originOf(c)), 201);
+  return answerTagged(c, await uploadMedia(ctx, input, originOf(c)), 201);
 };
 
 export const list: Handler<typeof routes.list> = async (c) => {

@@ -55,13 +55,14 @@ const listing = (description: string) => ({
 
 export const upload = defineRoute({
   operationId: "uploadMedia",
+  entityTag: "create",
   method: "post",
   path: `${base}/upload`,
   tags,
   access: "user",
   location: "/api/v1/media/{id}/metadata",
   summary: "Upload a file",
-  description: `Stores a file in the caller's folder (\`<user_id>/<unique name>\`) with its record. Multipart: a file part named \`file\`, optional text fields \`filename\` (stored instead of the part's own name) and \`metadata\` (a JSON object); or JSON with the file in \`content_base64\` (at most ${MAX_JSON_FILE_BYTES} bytes decoded). The content type is taken from the bytes (magic numbers; HTML, SVG and XML by their first tags) when the declared one disagrees. 400 for a missing or empty file; 413 above ${MAX_FILE_BYTES} bytes (MEDIA_MAX_UPLOAD_BYTES), refused before the body is read when it says its length. Answers the record with a signed URL valid for 1 hour.`,
+  description: `Stores a file in the caller's folder (\`<user_id>/<unique name>\`) with its record. Multipart: a file part named \`file\`, optional text fields \`filename\` (stored instead of the part's own name) and \`metadata\` (a JSON object); or JSON with the file in \`content_base64\` (at most ${MAX_JSON_FILE_BYTES} bytes decoded). The content type is taken from the bytes (magic numbers; HTML, SVG and XML by their first tags) when the declared one disagrees. 400 for a missing or empty file; 413 above ${MAX_FILE_BYTES} bytes (MEDIA_MAX_UPLOAD_BYTES), refused before the body is read when it says its length. Answers the record with a signed URL valid for 1 hour, and in \`ETag\` the tag of its metadata (\`Location\`), as GET of it answers.`,
   request: { body: uploadBody },
   bodyLimit: uploadBodyLimit(env),
   responses: {

@@ -76,7 +76,7 @@ function logLeftover(ctx: RequestContext, what: string, record: { id: string; pa
 /**
  * Stores a file: its type from the bytes when the declared one disagrees, its SHA-256 (checked
  * again by R2 on the way in), the record and the object together. Answers the record with a
- * signed URL valid for the default lifetime.
+ * signed URL valid for the default lifetime, and the validator of its metadata.
  */
 export async function uploadMedia(ctx: UserContext, input: UploadInput, origin: string): Promise<UploadedMedia> {
   // Before anything is written: a server that cannot sign links cannot answer an upload.
@@ -103,7 +103,9 @@ export async function uploadMedia(ctx: UserContext, input: UploadInput, origin: 
   ctx.waitUntil(work.catch(() => undefined));
   const stored = await work;
   const link = await issueSignedUrl(secret, origin, stored, ctx.now(), DEFAULT_EXPIRES_IN_SECONDS);
-  return { ...presentMedia(stored), signedUrl: link.signedUrl, expires_at: link.expiresAt };
+  // The validator of what the 201's Location names: the new record's metadata (RFC 9110 §15.3.2).
+  const uploaded = { ...presentMedia(stored), signedUrl: link.signedUrl, expires_at: link.expiresAt };
+  return withValidator(uploaded, metadataValidator(stored));
 }
 
 async function storeTogether(ctx: UserContext, record: MediaRecord, file: Blob): Promise<MediaRecord> {

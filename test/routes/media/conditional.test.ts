@@ -8,7 +8,7 @@ import {
   expectWrittenTag,
   sendWith,
 } from "../../helpers/conditional";
-import { createMedia, MEDIA, objectsOf, storedMedia } from "../../helpers/media";
+import { createMedia, MEDIA, objectsOf, storedMedia, uploadMedia } from "../../helpers/media";
 
 const send = sendWith<{ metadata?: Record<string, unknown> }>;
 
@@ -20,6 +20,16 @@ describe("media metadata validators (RFC 9110 §8.8.3, §13.1)", () => {
     const user = await createUser();
     const media = await createMedia(user);
     await expectConditionalRead(user, `${MEDIA}/${media.id}/metadata`);
+  });
+
+  it("an upload's 201 carries the ETag of its metadata (its Location), as GET of it answers (RFC 9110 §15.3.2)", async () => {
+    const user = await createUser();
+    const res = await uploadMedia(user, { metadata: { album: "launch" } });
+    expect(res.status).toBe(201);
+    const location = res.headers.get("Location") ?? "";
+    expect(location).toBe(`${MEDIA}/${res.body.id}/metadata`);
+    const tag = await expectWrittenTag(res, null, () => send(user, "GET", location, {}));
+    expect((await send(user, "PATCH", location, { "If-Match": tag }, { album: "launch-2" })).status).toBe(200);
   });
 
   it("PATCH answers the new tag, even twice within a millisecond; a stale If-Match is a 412 and writes nothing", async () => {
