@@ -110,7 +110,11 @@ export function declareEntityTags<R extends TaggedConfig>(
     }
   }
   if (role === "create") return { ...config, responses };
-  if (role === "read") responses[304] = notModifiedResponse;
+  if (role === "read") {
+    // A 304 the route declares brings the headers it sends besides the tag.
+    const own = (responses[304] as { headers?: object } | undefined)?.headers;
+    responses[304] = { ...notModifiedResponse, headers: { ...own, ...ETAG_HEADER } };
+  }
   responses[412] = preconditionFailedResponse(errorResponse);
   return { ...config, request: withRequestHeaders(config, preconditionHeaders(role)), responses };
 }

@@ -78,7 +78,10 @@ export const downloadByBody: Handler<typeof routes.downloadByBody> = async (c) =
   const { url, bucket, path } = c.req.valid("json");
   const input = url !== undefined ? { url } : { bucket: bucket ?? MEDIA_BUCKET, path: path ?? "" };
   const served = await downloadMedia(c.var.ctx, input, originOf(c));
-  return c.body(served.body ?? new ReadableStream(), 200, served.headers);
+  // A POST's answer is the bytes, not its target's representation: no validator of it (the file's
+  // ETag comes with GET), and no ranges to ask for (RFC 9110 §14.2 is for GET).
+  const { "Accept-Ranges": _ranges, ETag: _tag, ...headers } = served.headers;
+  return c.body(served.body ?? new ReadableStream(), 200, headers);
 };
 
 export const serveSigned: Handler<typeof routes.serveSigned> = async (c) => {
