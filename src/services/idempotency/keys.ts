@@ -147,14 +147,19 @@ export async function markCommitted(ctx: RequestContext, attempt: KeyAttempt): P
 
 /**
  * Gives the key up after an attempt that changed nothing and failed, so that a retry (corrected,
- * as the draft asks of clients after an error) runs. Only the attempt's own key: one taken over
- * by a retry stays the retry's.
+ * as the draft asks of clients after an error) runs; answers whether it did. Only the attempt's own
+ * key (one taken over by a retry stays the retry's), and only while no write of the attempt
+ * committed: a write batch that failed was undone by D1 unless it committed, and its commit marker
+ * (in that same batch) says which. So a failure after a commit keeps the key, and is recorded.
  */
-export async function releaseKey(ctx: RequestContext, attempt: KeyAttempt): Promise<void> {
-  await ctx.db.run(
+export async function releaseKey(ctx: RequestContext, attempt: KeyAttempt): Promise<boolean> {
+  const released = await ctx.db.all<{ released: number }>(
     sql`DELETE FROM idempotency_keys
-        WHERE user_id = ${attempt.userId} AND idempotency_key = ${attempt.key} AND token = ${attempt.token}`,
+        WHERE user_id = ${attempt.userId} AND idempotency_key = ${attempt.key} AND token = ${attempt.token}
+          AND committed_at IS NULL
+        RETURNING 1 AS released`,
   );
+  return released.length > 0;
 }
 
 /** Forgets expired keys, a bounded number per run (the Cron Trigger); answers how many went. */

@@ -64,7 +64,7 @@ export async function pageTitle(ctx: UserContext, block: Block): Promise<string>
 }
 
 /**
- * A page's entity tag names its block's version and, for a row, its database's schema version
+ * A page's entity tag names its block's version and creation time (as a block's tag does) and, for a row, its database's schema version
  * (schemaVersionParts): `properties_by_name` changes with the schema (a renamed property) while
  * the row stays as it is.
  */
@@ -79,7 +79,11 @@ const expectPage = (ctx: UserContext, id: string, preconditions: Preconditions):
     versioned: {
       kind: PAGE_TAG,
       id,
-      columns: [sql`b.version`, ...schemaVersionColumns("d").map((column) => sql`(SELECT ${column} ${database})`)],
+      columns: [
+        sql`b.version`,
+        sql`b.created_at`,
+        ...schemaVersionColumns("d").map((column) => sql`(SELECT ${column} ${database})`),
+      ],
     },
   };
 };
@@ -93,7 +97,7 @@ export async function presentPage(ctx: UserContext, block: Block, known?: Databa
   return withValidator(page, {
     kind: PAGE_TAG,
     id: block.id,
-    parts: [blockVersionOf(block), ...schemaVersionParts(schema)],
+    parts: [blockVersionOf(block), block.created_at, ...schemaVersionParts(schema)],
   });
 }
 
