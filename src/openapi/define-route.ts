@@ -75,6 +75,13 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
    * never gets it again, as it is never stored (see openapi/idempotency.ts).
    */
   secretResponse?: true;
+  /**
+   * `false`: this write takes no `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header), for a
+   * protocol that carries its own request ids and retry rules in the body: JSON-RPC over MCP
+   * (routes/mcp), whose one POST path carries reads and writes alike. Every other write of a user
+   * takes one.
+   */
+  idempotencyKey?: false;
 };
 
 type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
@@ -87,7 +94,7 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  */
 export type DefinedRoute<R extends RouteSpec> = Omit<
   R,
-  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse"
+  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse" | "idempotencyKey"
 > & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
@@ -99,9 +106,14 @@ const hasBody = (spec: RouteSpec) => spec.request?.body !== undefined;
 const hasOptionalBody = (spec: RouteSpec) => hasBody(spec) && spec.request?.body?.required !== true;
 const hasInput = (spec: RouteSpec) =>
   hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
-/** A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes): it takes an `Idempotency-Key`. */
+/**
+ * A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes) takes an `Idempotency-Key`,
+ * unless it opts out (`idempotencyKey: false`).
+ */
 const takesIdempotencyKey = (spec: RouteSpec) =>
-  (spec.access === "user" || spec.access === "session") && ["post", "put", "patch", "delete"].includes(spec.method);
+  spec.idempotencyKey !== false &&
+  (spec.access === "user" || spec.access === "session") &&
+  ["post", "put", "patch", "delete"].includes(spec.method);
 
 const isAuthenticated = (spec: RouteSpec) => spec.access === "user" || spec.access === "session";
 
@@ -262,7 +274,16 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * counts the credential's quota) runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, secretResponse, ...config } = spec;
+  const {
+    access,
+    bodyLimit: limit,
+    rateLimit,
+    scope: _scope,
+    location,
+    secretResponse,
+    idempotencyKey: _idempotencyKey,
+    ...config
+  } = spec;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
