@@ -20,6 +20,7 @@ import { commentsRouter } from "./routes/comments/comments.index";
 import { databaseViewsRouter } from "./routes/database-views/database-views.index";
 import { databasesRouter } from "./routes/databases/databases.index";
 import { registerDocumentation } from "./routes/documentation/documentation.index";
+import { mcpRouter } from "./routes/mcp/mcp.index";
 import { mediaRouter } from "./routes/media/media.index";
 import { mentionsRouter } from "./routes/mentions/mentions.index";
 import { notesImportRouter } from "./routes/notes-import/notes-import.index";
@@ -133,6 +134,7 @@ const ROUTERS = [
   remindersRouter,
   settingsRouter,
   quickTasksRouter,
+  mcpRouter,
 ];
 
 function mountRouters(app: App): void {
