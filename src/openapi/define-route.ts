@@ -85,6 +85,13 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
   secretResponse?: true;
   /** Validators and preconditions of a single resource (RFC 9110): declares ETag, If-Match, If-None-Match, 304, 412. */
   entityTag?: EntityTagRole;
+  /**
+   * `false`: this write takes no `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header), for a
+   * protocol that carries its own request ids and retry rules in the body: JSON-RPC over MCP
+   * (routes/mcp), whose one POST path carries reads and writes alike. Every other write of a user
+   * takes one.
+   */
+  idempotencyKey?: false;
 };
 
 type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
@@ -97,7 +104,7 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  */
 export type DefinedRoute<R extends RouteSpec> = Omit<
   R,
-  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse" | "entityTag"
+  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse" | "entityTag" | "idempotencyKey"
 > & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
@@ -109,9 +116,14 @@ const hasBody = (spec: RouteSpec) => spec.request?.body !== undefined;
 const hasOptionalBody = (spec: RouteSpec) => hasBody(spec) && spec.request?.body?.required !== true;
 const hasInput = (spec: RouteSpec) =>
   hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
-/** A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes): it takes an `Idempotency-Key`. */
+/**
+ * A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes) takes an `Idempotency-Key`,
+ * unless it opts out (`idempotencyKey: false`).
+ */
 const takesIdempotencyKey = (spec: RouteSpec) =>
-  (spec.access === "user" || spec.access === "session") && ["post", "put", "patch", "delete"].includes(spec.method);
+  spec.idempotencyKey !== false &&
+  (spec.access === "user" || spec.access === "session") &&
+  ["post", "put", "patch", "delete"].includes(spec.method);
 
 const isAuthenticated = (spec: RouteSpec) => spec.access === "user" || spec.access === "session";
 
@@ -272,7 +284,17 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * counts the credential's quota) runs before any input is validated.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, secretResponse, entityTag, ...route } = spec;
+  const {
+    access,
+    bodyLimit: limit,
+    rateLimit,
+    scope: _scope,
+    location,
+    secretResponse,
+    entityTag,
+    idempotencyKey: _idempotencyKey,
+    ...route
+  } = spec;
   const config = entityTag ? declareEntityTags(route, entityTag, errorResponse) : route;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.

@@ -229,15 +229,20 @@ export interface UpdatePageInput {
   title?: string;
   /** Deep-merged into the stored properties. */
   properties?: Record<string, unknown>;
-  /** Replaces the body when given. */
+  /** Replaces the body when given (or with `contentMode` `append`, goes after it). */
   content?: unknown;
   contentMarkdown?: string;
+  /**
+   * `append`: the given body goes after the stored one (MCP's update_page). PUT only replaces: an
+   * append repeated is not the same write, and a PUT must be idempotent (RFC 9110 §9.2.2).
+   */
+  contentMode?: "replace" | "append";
 }
 
 /**
  * PUT semantics of the contract: properties deep-merge (in SQL, in the UPDATE
  * itself, so concurrent writers of different keys never lose each other's
- * changes), content replaces.
+ * changes), content replaces (or is appended, in the same UPDATE).
  */
 export async function updatePage(
   ctx: UserContext,
@@ -251,7 +256,7 @@ export async function updatePage(
   const { block, schema } = await updateTypedBlock(
     ctx,
     id,
-    { properties: input.properties, title: input.title, content: bodyContent(input) },
+    { properties: input.properties, title: input.title, content: bodyContent(input), contentMode: input.contentMode },
     stored,
     expectPage(ctx, id, preconditions),
   );
