@@ -170,7 +170,7 @@ async function settle(
   const response = c.res;
   if (!writes.landed && !response.ok) {
     // Held (not released) only when a failed batch committed after all: then the answer is recorded.
-    const released = await releaseKey(ctx, attempt).catch((error) => {
+    const released = await releaseKey(ctx, attempt, writes.failed).catch((error) => {
       logKeyFailure(ctx, "released", error);
       return true;
     });
@@ -192,7 +192,7 @@ async function settle(
   const body = keepResponses ? await keptBody(response.clone().body) : null;
   // A response too large to keep, of a request whose writes did not commit, can simply be asked for again.
   if (body === null && !writes.landed) {
-    const released = await releaseKey(ctx, attempt).catch((error) => {
+    const released = await releaseKey(ctx, attempt, writes.failed).catch((error) => {
       logKeyFailure(ctx, "released", error);
       return true;
     });

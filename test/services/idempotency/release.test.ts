@@ -17,17 +17,27 @@ describe("releasing a key after a failure", () => {
     const ctx = backgroundUserContext(env, createExecutionContext(), user.id);
     const reservation = await reserveKey(ctx, "k-free", REQUEST);
     if (reservation.kind !== "owned") throw new Error(`expected the key, got ${reservation.kind}`);
-    expect(await releaseKey(ctx, reservation.attempt)).toBe(true);
+    expect(await releaseKey(ctx, reservation.attempt, true)).toBe(true);
     expect(await keyRow(user.id, "k-free")).toBeNull();
   });
 
-  it("keeps the key when a write of the attempt committed (its marker set committed_at): the answer is recorded, never run again", async () => {
+  it("after a failed batch, keeps the key when a write of the attempt committed (its marker set committed_at): the answer is recorded, never run again", async () => {
     const user = await createUser();
     const ctx = backgroundUserContext(env, createExecutionContext(), user.id);
     const reservation = await reserveKey(ctx, "k-kept", REQUEST);
     if (reservation.kind !== "owned") throw new Error(`expected the key, got ${reservation.kind}`);
     await markCommitted(ctx, reservation.attempt);
-    expect(await releaseKey(ctx, reservation.attempt)).toBe(false);
+    expect(await releaseKey(ctx, reservation.attempt, true)).toBe(false);
     expect((await keyRow(user.id, "k-kept"))?.committed_at).toEqual(expect.any(Number));
+  });
+
+  it("without a failed batch, frees the key of an attempt whose batches committed but changed nothing (a DELETE of nothing)", async () => {
+    const user = await createUser();
+    const ctx = backgroundUserContext(env, createExecutionContext(), user.id);
+    const reservation = await reserveKey(ctx, "k-nothing", REQUEST);
+    if (reservation.kind !== "owned") throw new Error(`expected the key, got ${reservation.kind}`);
+    await markCommitted(ctx, reservation.attempt);
+    expect(await releaseKey(ctx, reservation.attempt)).toBe(true);
+    expect(await keyRow(user.id, "k-nothing")).toBeNull();
   });
 });
