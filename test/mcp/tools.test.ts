@@ -159,6 +159,39 @@ describe("update_page", () => {
     expect(await storedContent(page.id)).toEqual([{ type: "paragraph", children: [{ text: "Only this." }] }]);
   });
 
+  it("takes get_page's etag as if_match: a stale one is a precondition_failed tool error and writes nothing", async () => {
+    const user = await createUser();
+    const page = await createPage(user, { title: "Guarded", content_markdown: "First." });
+    const client = await connect(user);
+    const read = await callTool(client, "get_page", { id: page.id });
+    const etag = (read.structured as { etag: string }).etag;
+    expect(etag).toBe((await getPage(user, page.id)).headers.get("ETag"));
+    const first = await callTool(client, "update_page", {
+      id: page.id,
+      markdown: "Second.",
+      mode: "replace",
+      if_match: etag,
+    });
+    expect(first.isError).toBe(false);
+    const stale = await callTool(client, "update_page", {
+      id: page.id,
+      markdown: "Lost.",
+      mode: "replace",
+      if_match: etag,
+    });
+    expect(stale.isError).toBe(true);
+    expect(stale.text).toContain("precondition_failed");
+    expect(await storedContent(page.id)).toEqual([{ type: "paragraph", children: [{ text: "Second." }] }]);
+    const malformed = await callTool(client, "update_page", {
+      id: page.id,
+      markdown: "x",
+      mode: "append",
+      if_match: "unquoted",
+    });
+    expect(malformed.isError).toBe(true);
+    expect(malformed.text).toContain("validation_failed");
+  });
+
   it("appends to a page without a body, and two appends at once both land", async () => {
     const user = await createUser();
     const page = await createPage(user, { title: "Empty" });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { entityTag, parseTagCondition, validatorOf } from "../../lib/entity-tags";
 import { CreatePageBody, PageIdParams, UpdatePageBody } from "../../routes/pages/pages.schemas";
 import type { Page } from "../../schemas/pages";
 import { PAGE_LIKE_TYPES } from "../../services/block-writes/typed-fields";
@@ -9,10 +10,14 @@ import { defineTool, type ToolOutput } from "../tool";
 
 // Pages as GET/POST/PUT /api/v1/pages and GET /api/v1/pages/{id}/export serve them.
 
-/** A page's fields an agent works with: the body goes as markdown, not as editor items. */
+/**
+ * A page's fields an agent works with: the body goes as markdown, not as editor items; `etag` is
+ * the page's entity tag (as GET /api/v1/pages/{id} answers it), for update_page's `if_match`.
+ */
 function pageFields(page: Page, title: string) {
   const { content: _body, ...fields } = page;
-  return { ...fields, title };
+  const validator = validatorOf(page);
+  return { ...fields, title, etag: validator ? entityTag(validator) : null };
 }
 
 /** What a write answers: the page's id and title, where it is, and when it changed. */
@@ -97,7 +102,7 @@ export const updatePageTool = defineTool({
   name: "update_page",
   title: "Change a page",
   description:
-    "Changes a page's title and/or body. `mode` `replace`: the markdown becomes the whole body; `append`: it goes after the body, which stays as it is (two appends at once both land). A row's title goes to its title column.",
+    "Changes a page's title and/or body. `mode` `replace`: the markdown becomes the whole body; `append`: it goes after the body, which stays as it is (two appends at once both land). A row's title goes to its title column. With `if_match` (the `etag` get_page answered), the change applies only while the page is still that version: otherwise a precondition_failed error, nothing written (read it again and redo the change).",
   scope: "write",
   input: z.strictObject({
     id: PageIdParams.shape.id,
@@ -107,15 +112,22 @@ export const updatePageTool = defineTool({
       description: "`replace`: the markdown is the new body; `append`: it is added after the body",
       example: "append",
     }),
+    if_match: z.string().max(4096).optional().openapi({
+      description:
+        "The page's `etag` from get_page or an earlier update (RFC 9110 If-Match): written only while the page is still that version",
+      example: '"p.WyIzZjFjOWI3ZSIsMiwiMjAyNi0xMS0yNlQxOTo0MDowMC4wMDBaIixudWxsLG51bGxd"',
+    }),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(ctx, input) {
     // What PUT /api/v1/pages/{id} does with {title, content_markdown}; append is the same write's other mode.
-    const page = await updatePage(ctx, input.id, {
-      title: input.title,
-      contentMarkdown: input.markdown,
-      contentMode: input.mode,
-    });
+    const preconditions = input.if_match ? { ifMatch: parseTagCondition(input.if_match, "if_match") } : {};
+    const page = await updatePage(
+      ctx,
+      input.id,
+      { title: input.title, contentMarkdown: input.markdown, contentMode: input.mode },
+      preconditions,
+    );
     return written("Updated", page);
   },
 });
