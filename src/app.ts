@@ -9,10 +9,10 @@ import { checkBookmarkHeader, D1_BOOKMARK_HEADER, sessionConstraint, sessionData
 import { type AppEnv, createContext, type RequestContext } from "./lib/context";
 import { CORS_OPTIONS } from "./lib/cors";
 import { connectsFromLoopback } from "./lib/environment";
-import { ApiError, ERROR_CODES, type ErrorBody, type ErrorCode, type Refusal } from "./lib/errors";
+import { type ApiError, codeForStatus, type ErrorBody, type Refusal } from "./lib/errors";
+import { failureAnswer, logFailure, refusalIn } from "./lib/failures";
 import { log } from "./lib/log";
 import { findAllowedMethods } from "./lib/method-not-allowed";
-import { OutboundError } from "./lib/outbound";
 import { RATE_LIMIT_HEADER, refusedItem, writeQuotaCount } from "./lib/rate-limit-fields";
 import { validationHook } from "./openapi/validation";
 import { accountsRouter } from "./routes/accounts/accounts.index";
@@ -23,6 +23,7 @@ import { commentsRouter } from "./routes/comments/comments.index";
 import { databaseViewsRouter } from "./routes/database-views/database-views.index";
 import { databasesRouter } from "./routes/databases/databases.index";
 import { registerDocumentation } from "./routes/documentation/documentation.index";
+import { mcpRouter } from "./routes/mcp/mcp.index";
 import { mediaRouter } from "./routes/media/media.index";
 import { mentionsRouter } from "./routes/mentions/mentions.index";
 import { notesImportRouter } from "./routes/notes-import/notes-import.index";
@@ -157,6 +158,7 @@ const ROUTERS = [
   remindersRouter,
   settingsRouter,
   quickTasksRouter,
+  mcpRouter,
 ];
 
 function mountRouters(app: App): void {
@@ -191,16 +193,16 @@ function answerBody(c: Context<AppEnv>, refusal: Refusal, status: ContentfulStat
 
 /** Whatever a route throws becomes the error envelope. */
 const answerError: ErrorHandler<AppEnv> = (thrown, c) => {
-  // A refusal raised beneath the query builder (auth/key-liveness.ts) arrives wrapped as the
-  // failed query's cause.
-  const error = thrown.cause instanceof ApiError ? thrown.cause : thrown;
-  if (error instanceof ApiError) return answerRefusal(c, error);
-  if (error instanceof HTTPException && error.status < 500) {
+  const refusal = refusalIn(thrown);
+  if (refusal) return answerRefusal(c, refusal);
+  if (thrown instanceof HTTPException && thrown.status < 500) {
     // Hono's own refusals, such as malformed JSON in a request body.
-    const message = error.message || "Invalid request";
-    return answerBody(c, { error: message, code: codeForHonoStatus(error.status, message) }, error.status);
+    const message = thrown.message || "Invalid request";
+    return answerBody(c, { error: message, code: codeForStatus(thrown.status, message) }, thrown.status);
   }
-  return answerFailure(c, error);
+  const failure = failureAnswer(thrown);
+  if (failure.log) logFailure(c.get("ctx"), { method: c.req.method, path: c.req.path, ...failure.log });
+  return answerBody(c, failure.body, failure.status);
 };
 
 /** A refusal the code decided on, with the headers its status calls for. */
@@ -214,54 +216,4 @@ function answerRefusal(c: Context<AppEnv>, error: ApiError): Response {
   }
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return answerBody(c, error.body, error.status);
-}
-
-/** The code for a status of Hono's own refusals (malformed JSON, a wrong Content-Type, ...). */
-function codeForHonoStatus(status: number, message: string): ErrorCode {
-  if (status === 400) return /json/i.test(message) ? "malformed_json" : "validation_failed";
-  const code = (Object.keys(ERROR_CODES) as ErrorCode[]).find((candidate) => ERROR_CODES[candidate].status === status);
-  return code ?? "validation_failed";
-}
-
-/** What no code refused: a conflict the database caught, a missing migration, a third party, or a bug. */
-function answerFailure(c: Context<AppEnv>, error: Error): Response {
-  if (/UNIQUE constraint failed/.test(error.message)) {
-    // A uniqueness the database enforces and a check before the write missed (a race, or old data).
-    return answerBody(c, { error: "Conflicts with an existing record", code: "conflict" }, 409);
-  }
-  const missingTable = missingTableOf(error);
-  if (missingTable) {
-    // A feature whose migration has not been applied to this database (`wrangler d1 migrations apply`).
-    logError(c, { path: c.req.path, missing_table: missingTable });
-    return answerBody(
-      c,
-      {
-        error: "This feature is not available yet: its database migration has not been applied",
-        code: "unavailable",
-        details: { table: missingTable },
-      },
-      503,
-    );
-  }
-  if (error instanceof OutboundError) {
-    // Its message names the service and what happened, never a URL, key or third-party body.
-    logError(c, { path: c.req.path, error: error.message });
-    return answerBody(c, { error: error.message, code: "upstream_failed" }, 500);
-  }
-  logError(c, { method: c.req.method, path: c.req.path, error: error.stack ?? error.message });
-  return answerBody(c, { error: "Internal server error", code: "internal" }, 500);
-}
-
-/** The table a D1 error (or the query error wrapping it) says does not exist. */
-function missingTableOf(error: unknown): string | undefined {
-  for (let current = error; current instanceof Error; current = current.cause) {
-    const table = /no such table: ([\w.]+)/.exec(current.message)?.[1];
-    if (table) return table;
-  }
-  return undefined;
-}
-
-/** One line for the operator about a failure, with the request's id. */
-function logError(c: Context<AppEnv>, fields: Record<string, unknown>): void {
-  log(c.get("ctx"), "error", "request failed", fields);
 }

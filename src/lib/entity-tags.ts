@@ -128,6 +128,9 @@ export const preconditionFailed = (current: string | null) =>
         { ETag: current },
       );
 
+const isVersionPart = (part: unknown): boolean =>
+  part === null || typeof part === "string" || (typeof part === "number" && Number.isFinite(part));
+
 /** The version parts a requested tag names for a resource of `kind` and `id`; undefined when it names another. */
 function namedParts(tag: RequestedTag, kind: string, id: string): unknown[] | undefined {
   const inner = tag.opaque.slice(1, -1);
@@ -138,7 +141,10 @@ function namedParts(tag: RequestedTag, kind: string, id: string): unknown[] | un
   try {
     const decoded: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
     if (!Array.isArray(decoded) || decoded[0] !== id) return undefined;
-    return decoded.slice(1);
+    const parts = decoded.slice(1);
+    // A tag this service wrote names only strings, numbers and nulls; anything else (an array
+    // nested a thousand deep, an object) names no version, and never reaches SQL.
+    return parts.every(isVersionPart) ? parts : undefined;
   } catch {
     return undefined;
   }

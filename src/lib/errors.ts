@@ -12,6 +12,10 @@ export const ERROR_CODES = {
   forbidden: { status: 403, description: "Authenticated, but this action is not allowed to the caller" },
   not_found: { status: 404, description: "No such object, or not visible to the caller" },
   method_not_allowed: { status: 405, description: "The path exists, the method does not (see `Allow`)" },
+  not_acceptable: {
+    status: 406,
+    description: "The request's Accept header names no media type this operation answers with",
+  },
   conflict: { status: 409, description: "Conflicts with the current state (a taken id or name, a concurrent change)" },
   idempotency_in_progress: {
     status: 409,
@@ -48,6 +52,15 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 const CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+/**
+ * The code for a refusal known only by its status (Hono's own, a library's): the first code sent
+ * with that status; a 400 whose message speaks of JSON is `malformed_json`.
+ */
+export function codeForStatus(status: number, message = ""): ErrorCode {
+  if (status === 400) return /json/i.test(message) ? "malformed_json" : "validation_failed";
+  return CODE_NAMES.find((code) => ERROR_CODES[code].status === status) ?? "validation_failed";
+}
 
 /** The one error body of the API: `{error, code, details?}`. */
 export const ErrorSchema = z

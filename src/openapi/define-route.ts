@@ -88,6 +88,13 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
    * A write without it (or a `create`) has no tag to match: a listed `If-Match` is a 412 before it runs.
    */
   entityTag?: EntityTagRole;
+  /**
+   * `false`: this write takes no `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header), for a
+   * protocol that carries its own request ids and retry rules in the body: JSON-RPC over MCP
+   * (routes/mcp), whose one POST path carries reads and writes alike. Every other write of a user
+   * takes one.
+   */
+  idempotencyKey?: false;
 };
 
 type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
@@ -100,7 +107,7 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  */
 export type DefinedRoute<R extends RouteSpec> = Omit<
   R,
-  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse" | "entityTag"
+  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse" | "entityTag" | "idempotencyKey"
 > & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
@@ -112,9 +119,14 @@ const hasBody = (spec: RouteSpec) => spec.request?.body !== undefined;
 const hasOptionalBody = (spec: RouteSpec) => hasBody(spec) && spec.request?.body?.required !== true;
 const hasInput = (spec: RouteSpec) =>
   hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
-/** A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes): it takes an `Idempotency-Key`. */
+/**
+ * A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes) takes an `Idempotency-Key`,
+ * unless it opts out (`idempotencyKey: false`).
+ */
 const takesIdempotencyKey = (spec: RouteSpec) =>
-  (spec.access === "user" || spec.access === "session") && ["post", "put", "patch", "delete"].includes(spec.method);
+  spec.idempotencyKey !== false &&
+  (spec.access === "user" || spec.access === "session") &&
+  ["post", "put", "patch", "delete"].includes(spec.method);
 
 const isAuthenticated = (spec: RouteSpec) => spec.access === "user" || spec.access === "session";
 /**
@@ -282,7 +294,17 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * something with no entity tag answers a listed `If-Match` with 412.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, secretResponse, entityTag, ...route } = spec;
+  const {
+    access,
+    bodyLimit: limit,
+    rateLimit,
+    scope: _scope,
+    location,
+    secretResponse,
+    entityTag,
+    idempotencyKey: _idempotencyKey,
+    ...route
+  } = spec;
   const tagged = entityTag ? declareEntityTags(route, entityTag, errorResponse) : route;
   const tagless = writesWithoutEntityTag(spec);
   const config = tagless ? declareNoEntityTag(tagged, errorResponse) : tagged;

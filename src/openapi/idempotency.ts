@@ -153,10 +153,12 @@ function logKeyFailure(ctx: UserContext, step: string, error: unknown): void {
 
 /**
  * Settles the key after the request ran. Recorded (and replayed from then on): any 2xx, and any
- * response of a request whose write landed, or may have (a write batch that failed). Released: a
- * failure that changed nothing (a validation error, a 404...), so that a corrected retry runs, as
- * the draft asks clients to correct a request before retrying it. A stream is marked committed at
- * once (it is never run again) and recorded when it ends, from a copy of what the client is sent.
+ * response of a request whose write landed. Released: a failure whose writes did not commit (a
+ * validation error, a 404, a write batch D1 refused and undid...), so that a corrected retry runs,
+ * as the draft asks clients to correct a request before retrying it; whether a failed batch
+ * committed is read from the key's own row, which that batch's marker would have set. A stream is
+ * marked committed at once (it is never run again) and recorded when it ends, from a copy of what
+ * the client is sent.
  */
 async function settle(
   c: Context,
@@ -166,10 +168,13 @@ async function settle(
   keepResponses: boolean,
 ): Promise<void> {
   const response = c.res;
-  const mayHaveWritten = writes.landed || writes.failed;
-  if (!mayHaveWritten && !response.ok) {
-    await releaseKey(ctx, attempt).catch((error) => logKeyFailure(ctx, "released", error));
-    return;
+  if (!writes.landed && !response.ok) {
+    // Held (not released) only when a failed batch committed after all: then the answer is recorded.
+    const released = await releaseKey(ctx, attempt, writes.failed).catch((error) => {
+      logKeyFailure(ctx, "released", error);
+      return true;
+    });
+    if (released) return;
   }
   const status = response.status;
   const headers = replayedHeaders(response);
@@ -185,10 +190,15 @@ async function settle(
     return;
   }
   const body = keepResponses ? await keptBody(response.clone().body) : null;
-  // A response too large to keep, of a request that changed nothing, can simply be asked for again.
-  const release = body === null && !mayHaveWritten;
-  const settled = release ? releaseKey(ctx, attempt) : recordResponse(ctx, attempt, { status, headers, body });
-  await settled.catch((error) => logKeyFailure(ctx, release ? "released" : "recorded", error));
+  // A response too large to keep, of a request whose writes did not commit, can simply be asked for again.
+  if (body === null && !writes.landed) {
+    const released = await releaseKey(ctx, attempt, writes.failed).catch((error) => {
+      logKeyFailure(ctx, "released", error);
+      return true;
+    });
+    if (released) return;
+  }
+  await recordResponse(ctx, attempt, { status, headers, body }).catch((error) => logKeyFailure(ctx, "recorded", error));
 }
 
 /**

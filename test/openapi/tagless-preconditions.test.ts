@@ -23,7 +23,12 @@ type Operation = ContractOperation & {
 
 const WRITE_METHODS = new Set(["post", "put", "patch", "delete"]);
 
-const writes = securedOf(await contractOperations()).filter(({ method }) => WRITE_METHODS.has(method));
+/** A user's writes with HTTP's write semantics: those taking an Idempotency-Key (not MCP's JSON-RPC POST). */
+const writes = securedOf(await contractOperations()).filter(
+  ({ method, operation }) =>
+    WRITE_METHODS.has(method) &&
+    (operation as Operation).parameters?.some((p) => p.in === "header" && p.name === "Idempotency-Key"),
+);
 /** The writes whose 412 carries no ETag: their resource has none. */
 const tagless = writes.filter(({ operation }) => operation.responses["412"]?.headers?.ETag === undefined);
 

@@ -1,13 +1,12 @@
-import { validationDetails } from "../../lib/errors";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import type { Handler } from "../../openapi/define-route";
 import { answerTagged, preconditionsOf, tagAnswer } from "../../openapi/entity-tags";
-import { type BatchRowInput, createRows as createRowsInBatch } from "../../services/block-writes/rows-batch";
+import { createRows as createRowsInBatch } from "../../services/block-writes/rows-batch";
 import { queryRows as runRowQuery } from "../../services/databases/row-query";
 import * as commands from "../../services/databases/schema-commands";
 import { loadDatabaseSchema, schemaValidator } from "../../services/databases/schema-records";
 import type * as routes from "./databases.routes";
-import { BatchRowSchema } from "./databases.schemas";
+import { batchRowInputs } from "./databases.schemas";
 
 export const getSchema: Handler<typeof routes.getSchema> = async (c) => {
   const schema = await loadDatabaseSchema(c.var.ctx, c.req.valid("param").id);
@@ -76,11 +75,6 @@ export const queryRows: Handler<typeof routes.queryRows> = async (c) => {
 export const createRows: Handler<typeof routes.createRows> = async (c) => {
   // Each row's shape is checked here rather than by the route, so that one 400 lists every
   // row at fault, whether its shape or its values are wrong (the service checks the values).
-  const rows = c.req.valid("json").rows.map((row): BatchRowInput => {
-    const parsed = BatchRowSchema.safeParse(row);
-    return parsed.success
-      ? { row: parsed.data }
-      : { problem: { error: "Invalid row", ...validationDetails(parsed.error, "row") } };
-  });
+  const rows = batchRowInputs(c.req.valid("json").rows);
   return c.json(await createRowsInBatch(c.var.ctx, c.req.valid("param").id, rows), 201);
 };

@@ -120,6 +120,11 @@ export interface UpdateBlockInput {
   databaseId?: string | null;
   teamspaceId?: string | null;
   content?: unknown;
+  /**
+   * How `content` applies: `replace` (the default) or `append`: its items (an array) go after
+   * the stored body's, in the UPDATE itself.
+   */
+  contentMode?: "replace" | "append";
   position?: number;
   archived?: boolean;
   inTrash?: boolean;
@@ -147,6 +152,32 @@ function propertiesAssignment(properties: Record<string, unknown>, mode: UpdateB
   return sql`properties = json_patch(properties, ${patch})`;
 }
 
+/**
+ * The stored body with `items` (a JSON array) after its own, computed by the UPDATE from the row it
+ * changes: no read of the body first, so two appends at once both land, in the order they were
+ * applied. A body that is not an array (an editor block's spans object, a bare value) becomes the
+ * first item; no body is `items` alone. `json()` writes both minified, so the body's closing
+ * bracket is its last character and the items' opening one their first.
+ */
+const appendedContent = (items: string): SQL => {
+  const body = sql`(CASE
+    WHEN b.content IS NULL OR json_type(b.content) = 'null' THEN '[]'
+    WHEN json_type(b.content) = 'array' THEN json(b.content)
+    ELSE json_array(json(b.content))
+  END)`;
+  // The items are bound once, in a subquery; the body is read from the row being updated.
+  return sql`(SELECT CASE
+      WHEN items = '[]' THEN ${body}
+      WHEN ${body} = '[]' THEN items
+      ELSE substr(${body}, 1, length(${body}) - 1) || ',' || substr(items, 2)
+    END FROM (SELECT json(${items}) AS items))`;
+};
+
+function contentAssignment(content: unknown, mode: UpdateBlockInput["contentMode"]): SQL {
+  if (mode === "append" && Array.isArray(content)) return sql`content = ${appendedContent(JSON.stringify(content))}`;
+  return sql`content = ${toJson(content)}`;
+}
+
 /** Applies an update to a visible block in any state; server-controlled fields are not part of the input. */
 export async function updateBlock(
   ctx: UserContext,
@@ -166,7 +197,7 @@ export async function updateBlock(
   if (input.parentId !== undefined) assignments.push(sql`parent_id = ${input.parentId}`);
   if (input.databaseId !== undefined) assignments.push(sql`database_id = ${input.databaseId}`);
   if (input.teamspaceId !== undefined) assignments.push(sql`teamspace_id = ${input.teamspaceId}`);
-  if (input.content !== undefined) assignments.push(sql`content = ${toJson(input.content)}`);
+  if (input.content !== undefined) assignments.push(contentAssignment(input.content, input.contentMode));
   if (input.position !== undefined) assignments.push(sql`position = ${input.position}`);
   if (input.archived !== undefined) assignments.push(sql`archived = ${input.archived ? 1 : 0}`);
   if (input.inTrash !== undefined) assignments.push(sql`in_trash = ${input.inTrash ? 1 : 0}`);

@@ -22,11 +22,20 @@ export function parseProperties(text: string): Record<string, unknown> {
     : {};
 }
 
-/** The kind of a block's entity tag: it names the row's `version` (RFC 9110 §8.8.3). */
+/**
+ * The kind of a block's entity tag: it names the row's `version` and `created_at` (RFC 9110
+ * §8.8.3). The version starts again at 0 when a block is deleted and created again with the same
+ * id (clients may choose ids); its creation time tells the two apart, so an old tag never matches
+ * the new block.
+ */
 const BLOCK_TAG = "b";
 
-/** A block's version in SQL (alias `b`). */
-export const blockVersioned = (id: string): Versioned => ({ kind: BLOCK_TAG, id, columns: [sql`b.version`] });
+/** A block's version in SQL (alias `b`), in the order of its validator's parts. */
+export const blockVersioned = (id: string): Versioned => ({
+  kind: BLOCK_TAG,
+  id,
+  columns: [sql`b.version`, sql`b.created_at`],
+});
 
 /** The stored version of a presented block (what its tag names). */
 export function blockVersionOf(block: Block): number {
@@ -48,7 +57,11 @@ export const expectBlock = (id: string, preconditions: Preconditions): Expected 
  * carries the row's validator, for the answer's ETag.
  */
 export function presentBlock(record: BlockRecord): Block {
-  return withValidator(presentBlockFields(record), { kind: BLOCK_TAG, id: record.id, parts: [record.version] });
+  return withValidator(presentBlockFields(record), {
+    kind: BLOCK_TAG,
+    id: record.id,
+    parts: [record.version, record.created_at],
+  });
 }
 
 function presentBlockFields(record: BlockRecord): Block {

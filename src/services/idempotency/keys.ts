@@ -147,14 +147,21 @@ export async function markCommitted(ctx: RequestContext, attempt: KeyAttempt): P
 
 /**
  * Gives the key up after an attempt that changed nothing and failed, so that a retry (corrected,
- * as the draft asks of clients after an error) runs. Only the attempt's own key: one taken over
- * by a retry stays the retry's.
+ * as the draft asks of clients after an error) runs; answers whether it did. Only the attempt's own
+ * key (one taken over by a retry stays the retry's). After a write batch that failed (`unlessCommitted`),
+ * only while no batch of the attempt committed: D1 undid the failed batch unless it committed, and
+ * its commit marker (in that same batch) says which; a failure after a commit keeps the key, and is
+ * recorded. (A batch that committed and changed no row, a DELETE of nothing, marks the key too:
+ * without a failed batch, such an attempt changed nothing and its key goes.)
  */
-export async function releaseKey(ctx: RequestContext, attempt: KeyAttempt): Promise<void> {
-  await ctx.db.run(
+export async function releaseKey(ctx: RequestContext, attempt: KeyAttempt, unlessCommitted = false): Promise<boolean> {
+  const released = await ctx.db.all<{ released: number }>(
     sql`DELETE FROM idempotency_keys
-        WHERE user_id = ${attempt.userId} AND idempotency_key = ${attempt.key} AND token = ${attempt.token}`,
+        WHERE user_id = ${attempt.userId} AND idempotency_key = ${attempt.key} AND token = ${attempt.token}
+          ${unlessCommitted ? sql`AND committed_at IS NULL` : sql``}
+        RETURNING 1 AS released`,
   );
+  return released.length > 0;
 }
 
 /** Forgets expired keys, a bounded number per run (the Cron Trigger); answers how many went. */

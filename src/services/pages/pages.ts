@@ -64,7 +64,7 @@ export async function pageTitle(ctx: UserContext, block: Block): Promise<string>
 }
 
 /**
- * A page's entity tag names its block's version and, for a row, its database's schema version
+ * A page's entity tag names its block's version and creation time (as a block's tag does) and, for a row, its database's schema version
  * (schemaVersionParts): `properties_by_name` changes with the schema (a renamed property) while
  * the row stays as it is.
  */
@@ -79,7 +79,11 @@ const expectPage = (ctx: UserContext, id: string, preconditions: Preconditions):
     versioned: {
       kind: PAGE_TAG,
       id,
-      columns: [sql`b.version`, ...schemaVersionColumns("d").map((column) => sql`(SELECT ${column} ${database})`)],
+      columns: [
+        sql`b.version`,
+        sql`b.created_at`,
+        ...schemaVersionColumns("d").map((column) => sql`(SELECT ${column} ${database})`),
+      ],
     },
   };
 };
@@ -93,7 +97,7 @@ export async function presentPage(ctx: UserContext, block: Block, known?: Databa
   return withValidator(page, {
     kind: PAGE_TAG,
     id: block.id,
-    parts: [blockVersionOf(block), ...schemaVersionParts(schema)],
+    parts: [blockVersionOf(block), block.created_at, ...schemaVersionParts(schema)],
   });
 }
 
@@ -225,15 +229,20 @@ export interface UpdatePageInput {
   title?: string;
   /** Deep-merged into the stored properties. */
   properties?: Record<string, unknown>;
-  /** Replaces the body when given. */
+  /** Replaces the body when given (or with `contentMode` `append`, goes after it). */
   content?: unknown;
   contentMarkdown?: string;
+  /**
+   * `append`: the given body goes after the stored one (MCP's update_page). PUT only replaces: an
+   * append repeated is not the same write, and a PUT must be idempotent (RFC 9110 §9.2.2).
+   */
+  contentMode?: "replace" | "append";
 }
 
 /**
  * PUT semantics of the contract: properties deep-merge (in SQL, in the UPDATE
  * itself, so concurrent writers of different keys never lose each other's
- * changes), content replaces.
+ * changes), content replaces (or is appended, in the same UPDATE).
  */
 export async function updatePage(
   ctx: UserContext,
@@ -247,7 +256,7 @@ export async function updatePage(
   const { block, schema } = await updateTypedBlock(
     ctx,
     id,
-    { properties: input.properties, title: input.title, content: bodyContent(input) },
+    { properties: input.properties, title: input.title, content: bodyContent(input), contentMode: input.contentMode },
     stored,
     expectPage(ctx, id, preconditions),
   );

@@ -125,6 +125,47 @@ describe("block validators (RFC 9110 §8.8.3, §13.1)", () => {
     expect(res.body).toMatchObject({ code: "validation_failed", details: { header: "If-Match" } });
   });
 
+  it("a tag of the right shape naming no version this service writes (nested arrays, an object) is stale: a 412, never a 500", async () => {
+    const user = await createUser();
+    const block = await createBlock(user, { properties: { title: "kept" } });
+    const crafted = (parts: string) =>
+      `"b.${btoa(`["${block.id}",${parts}]`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}"`;
+    const deep = `${"[".repeat(1100)}${"]".repeat(1100)}`;
+    // As many parts as a block's tag has, and one more or less: whatever the count, never a 500.
+    const tags = [deep, `${deep},"x"`, `${deep},"x","y"`, `{"a":1},"x"`].map(crafted);
+    for (const tag of tags) {
+      const res = await send(
+        user,
+        "PATCH",
+        `${BLOCKS}/${block.id}`,
+        { "If-Match": tag },
+        { properties: { title: "lost" } },
+      );
+      const read = await getBlock(user, block.id);
+      expectPreconditionFailed(res, read.headers.get("ETag"));
+      expect(read.body.properties).toMatchObject({ title: "kept" });
+    }
+  });
+
+  it("a block deleted and created again with the same id has another tag: the old one neither matches nor is 304", async () => {
+    const user = await createUser();
+    const id = `reused-${crypto.randomUUID()}`;
+    const first = await send(user, "POST", BLOCKS, {}, { id, type: "paragraph", content: "first" });
+    expect(first.status).toBe(201);
+    const oldTag = first.headers.get("ETag") ?? "";
+    expect((await api(`${BLOCKS}/${id}`, { method: "DELETE", auth: user })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await send(user, "POST", BLOCKS, {}, { id, type: "paragraph", content: "second" });
+    expect(second.status).toBe(201);
+    expect(second.headers.get("ETag")).not.toBe(oldTag);
+    expect((await api(`${BLOCKS}/${id}`, { auth: user, headers: { "If-None-Match": oldTag } })).status).toBe(200);
+    expectPreconditionFailed(
+      await send(user, "PATCH", `${BLOCKS}/${id}`, { "If-Match": oldTag }, { content: "clobbered" }),
+      second.headers.get("ETag"),
+    );
+    expect((await getBlock(user, id)).body.content).toBe("second");
+  });
+
   it("reads and conditional writes keep their D1 round trips", async () => {
     const user = await createUser();
     const block = await createBlock(user);
