@@ -28,7 +28,7 @@ export const ERROR_CODES = {
   precondition_failed: {
     status: 412,
     description:
-      "An If-Match or If-None-Match precondition did not hold (RFC 9110 §13.1, §15.5.13): nothing was written; `details.etag` and `ETag` carry the current entity tag",
+      "An If-Match or If-None-Match precondition did not hold (RFC 9110 §13.1, §15.5.13): nothing was written; `details.etag` and `ETag` carry the current entity tag (none for a resource that has no entity tag, where `If-Match` can list none of its versions)",
   },
   payload_too_large: { status: 413, description: "The body is larger than this route accepts" },
   unsupported_media_type: { status: 415, description: "The body's Content-Type is not one this route reads" },

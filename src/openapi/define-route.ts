@@ -6,7 +6,7 @@ import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { ErrorSchema, payloadTooLarge, type Refusal, tooManyRequests } from "../lib/errors";
 import { POLICY_NAMES } from "../lib/rate-limit-fields";
-import { declareEntityTags, type EntityTagRole } from "./entity-tags";
+import { declareEntityTags, declareNoEntityTag, type EntityTagRole, noEntityTagToMatch } from "./entity-tags";
 import { QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
 import { idempotencyKeyHeader, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
 import { checkedLocation, locationHeader, locationOfCreated } from "./location";
@@ -83,7 +83,10 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
    * never gets it again, as it is never stored (see openapi/idempotency.ts).
    */
   secretResponse?: true;
-  /** Validators and preconditions of a single resource (RFC 9110): declares ETag, If-Match, If-None-Match, 304, 412. */
+  /**
+   * Validators and preconditions of a single resource (RFC 9110): declares ETag, If-Match, If-None-Match, 304, 412.
+   * A write without it (or a `create`) has no tag to match: a listed `If-Match` is a 412 before it runs.
+   */
   entityTag?: EntityTagRole;
   /**
    * `false`: this write takes no `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header), for a
@@ -126,6 +129,12 @@ const takesIdempotencyKey = (spec: RouteSpec) =>
   ["post", "put", "patch", "delete"].includes(spec.method);
 
 const isAuthenticated = (spec: RouteSpec) => spec.access === "user" || spec.access === "session";
+/**
+ * A write of a user to something with no entity tag: no `entityTag`, or a creation (its target is
+ * the collection it adds to). `If-Match` naming tags can never hold there (openapi/entity-tags.ts).
+ */
+const writesWithoutEntityTag = (spec: RouteSpec) =>
+  takesIdempotencyKey(spec) && (spec.entityTag === undefined || spec.entityTag === "create");
 
 /** Which limits a route's 429 comes from: its credential's quota, its own limit, or both. */
 function refusalDescription(spec: RouteSpec): string {
@@ -281,7 +290,8 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * `security`, its standard error responses and the middleware that enforces
  * it (so a route cannot be documented one way and guarded another), its
  * rate limit, its body limit and a 201's `Location`. Authentication (which
- * counts the credential's quota) runs before any input is validated.
+ * counts the credential's quota) runs before any input is validated. A write of
+ * something with no entity tag answers a listed `If-Match` with 412.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
   const {
@@ -295,7 +305,9 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
     idempotencyKey: _idempotencyKey,
     ...route
   } = spec;
-  const config = entityTag ? declareEntityTags(route, entityTag, errorResponse) : route;
+  const tagged = entityTag ? declareEntityTags(route, entityTag, errorResponse) : route;
+  const tagless = writesWithoutEntityTag(spec);
+  const config = tagless ? declareNoEntityTag(tagged, errorResponse) : tagged;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
@@ -324,6 +336,8 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
   // After the body limit: the key's fingerprint reads the body.
   const keepResponses = secretResponse !== true;
   middleware.push(idempotencyKeys({ keepResponses }) as MiddlewareHandler);
+  // Inside the key's scope, as a handler's own 412 is: a refusal that wrote nothing frees the key.
+  if (tagless) middleware.push(noEntityTagToMatch);
   const keyHeader = idempotencyKeyHeader(keepResponses);
   const headers = config.request?.headers;
   return createRoute({

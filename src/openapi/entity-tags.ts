@@ -1,15 +1,16 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
   entityTag,
   evaluateRead,
   type Preconditions,
+  parseTagCondition,
   readPreconditions,
   type Validator,
   validatorOf,
 } from "../lib/entity-tags";
-import type { Refusal } from "../lib/errors";
+import { ApiError, type Refusal } from "../lib/errors";
 
 // The contract and the answers of operations on one resource that carry validators (RFC 9110
 // §8.8.3) and take preconditions (§13.1.1 If-Match, §13.1.2 If-None-Match): declared once by
@@ -28,7 +29,8 @@ export type EntityTagRole = "read" | "write" | "remove" | "create";
 
 const TAG_EXAMPLE = '"b.WyI2ZjFjMmE3ZS0yZjBlLTRhNTUtOWE4My02YTFmNGYxYjJjM2QiLDNd"';
 
-const ETAG_HEADER = {
+/** `ETag` as a response declares it: for an answer that carries a resource's tag outside `entityTag` roles. */
+export const ETAG_HEADER = {
   ETag: {
     schema: { type: "string" as const, example: TAG_EXAMPLE },
     description:
@@ -87,6 +89,12 @@ interface TaggedConfig {
   responses: Responses;
 }
 
+/** The route's request headers with `more` beside its own. */
+const withRequestHeaders = <R extends TaggedConfig>(config: R, more: z.ZodObject): R["request"] => ({
+  ...config.request,
+  headers: config.request?.headers ? (config.request.headers as z.ZodObject).extend(more.shape) : more,
+});
+
 /** The route's contract with its precondition headers, `ETag` on its answers of the resource, and its 304 and 412. */
 export function declareEntityTags<R extends TaggedConfig>(
   config: R,
@@ -102,19 +110,59 @@ export function declareEntityTags<R extends TaggedConfig>(
     }
   }
   if (role === "create") return { ...config, responses };
-  if (role === "read") responses[304] = notModifiedResponse;
+  if (role === "read") {
+    // A 304 the route declares brings the headers it sends besides the tag.
+    const own = (responses[304] as { headers?: object } | undefined)?.headers;
+    responses[304] = { ...notModifiedResponse, headers: { ...own, ...ETAG_HEADER } };
+  }
   responses[412] = preconditionFailedResponse(errorResponse);
+  return { ...config, request: withRequestHeaders(config, preconditionHeaders(role)), responses };
+}
+
+// A write of a resource that has no entity tag (a comment, a mention, an API key, a push
+// subscription; a creation, whose target is the collection it adds to) still answers `If-Match`
+// (RFC 9110 §13.1.1: the server MUST NOT perform the method when the condition is false). Such a
+// resource has no current entity tag, so a listed tag never matches: 412, before the write, with no
+// `ETag` (there is none). `*` asks only that it exist, and the route's own 404 covers that.
+
+const TAGLESS_IF_MATCH = z.object({
+  "If-Match": z.string().optional().openapi({
+    description:
+      "This resource has no entity tag (RFC 9110 §13.1.1): `*` applies the change if the resource exists (as without the field); a list of tags can match none, so it is a 412 `precondition_failed` and nothing is written. Malformed: 400.",
+    example: "*",
+  }),
+});
+
+const NO_ENTITY_TAG_MESSAGE =
+  "The precondition did not hold: this resource has no entity tag, so If-Match can name no version of it (send If-Match: * or none)";
+
+const taglessPreconditionFailedResponse = (errorResponse: ErrorResponseOf) =>
+  errorResponse(
+    "Precondition Failed (RFC 9110 §13.1.1, §15.5.13; `code` precondition_failed): `If-Match` listed entity tags, and this resource has none, so none can match. Nothing was written; no `ETag` is sent. Checked after authentication and before the request is read further, so a listed tag is a 412 even where the resource does not exist.",
+    { error: NO_ENTITY_TAG_MESSAGE, code: "precondition_failed", details: { header: "If-Match" } },
+  );
+
+/** The contract of a write whose resource has no entity tag: its `If-Match` and the 412 of a listed tag. */
+export function declareNoEntityTag<R extends TaggedConfig>(config: R, errorResponse: ErrorResponseOf): R {
   return {
     ...config,
-    request: {
-      ...config.request,
-      headers: config.request?.headers
-        ? (config.request.headers as z.ZodObject).extend(preconditionHeaders(role).shape)
-        : preconditionHeaders(role),
-    },
-    responses,
+    request: withRequestHeaders(config, TAGLESS_IF_MATCH),
+    responses: { ...config.responses, 412: taglessPreconditionFailedResponse(errorResponse) },
   };
 }
+
+/**
+ * Holds a write whose resource has no entity tag to its `If-Match`: a listed tag can never match
+ * (412), `*` goes on (the route answers 404 when there is nothing), a malformed field is a 400 as
+ * everywhere.
+ */
+export const noEntityTagToMatch: MiddlewareHandler = async (c, next) => {
+  const field = c.req.raw.headers.get("If-Match");
+  if (field && parseTagCondition(field, "If-Match") !== "*") {
+    throw new ApiError("precondition_failed", NO_ENTITY_TAG_MESSAGE, { header: "If-Match" });
+  }
+  await next();
+};
 
 /** The preconditions of the request (`If-Match`, `If-None-Match`); a malformed one is a 400. */
 export const preconditionsOf = (c: Context): Preconditions => readPreconditions(c.req.raw.headers);

@@ -248,13 +248,16 @@ export const idempotencyKeyHeader = (keepResponses: boolean) =>
 
 const replayedHeader = {
   [IDEMPOTENT_REPLAYED_HEADER]: {
-    schema: { type: "string" as const, enum: ["true"] },
-    description: `Present (\`true\`) when this is the stored response of an earlier request with the same ${IDEMPOTENCY_KEY_HEADER} (${DRAFT}); nothing was written by this one`,
+    schema: { type: "string" as const, enum: ["true"], example: "true" },
+    description: `Present (\`true\`) when this is the stored response of an earlier request with the same ${IDEMPOTENCY_KEY_HEADER} (${DRAFT}); nothing was written by this one. Stored are every 2xx and any other answer of a request whose write landed (or may have: a write that failed), so an error replayed carries it too`,
   },
 };
 
 const retryAfterHeader = {
-  "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait before retrying with the key" },
+  "Retry-After": {
+    schema: { type: "integer" as const, example: IN_PROGRESS_RETRY_AFTER_SECONDS },
+    description: "Seconds to wait before retrying with the key (RFC 9110 §10.2.3)",
+  },
 };
 
 const errorContent = (errorSchema: z.ZodType, code: string, error: string, details: Record<string, unknown>) => ({
@@ -264,20 +267,21 @@ const errorContent = (errorSchema: z.ZodType, code: string, error: string, detai
 type Responses = Record<string, object | undefined>;
 
 /**
- * The answers idempotency adds to a write operation: `Idempotent-Replayed` on each 2xx, the 409s
- * (beside any 409 of the operation's own) and the 422 of a reused key.
+ * The answers idempotency adds to a write operation: `Idempotent-Replayed` on each answer of the
+ * operation's own (a 2xx, or an error of a request whose write landed, is replayed with it), the
+ * 409s (beside any 409 of the operation's own) and the 422 of a reused key.
  */
 export function withIdempotencyResponses(responses: Responses, errorSchema: z.ZodType): Responses {
   const result: Responses = {};
   for (const [status, response] of Object.entries(responses)) {
-    result[status] =
-      response && /^2\d\d$/.test(status)
-        ? { ...response, headers: { ...((response as { headers?: object }).headers ?? {}), ...replayedHeader } }
-        : response;
+    result[status] = response && {
+      ...response,
+      headers: { ...((response as { headers?: object }).headers ?? {}), ...replayedHeader },
+    };
   }
   const ownOf = (status: number) => (responses[status] as { description?: string } | undefined)?.description;
   const malformedKey = `a malformed \`${IDEMPOTENCY_KEY_HEADER}\` (\`code\` validation_failed, \`details.header\`)`;
-  const own400 = responses[400] as object | undefined;
+  const own400 = result[400] as object | undefined;
   result[400] = own400
     ? { ...own400, description: `${ownOf(400)}; or ${malformedKey}` }
     : {
@@ -288,7 +292,8 @@ export function withIdempotencyResponses(responses: Responses, errorSchema: z.Zo
   const inProgressText = `A request with the same ${IDEMPOTENCY_KEY_HEADER} is still being processed (\`code\` idempotency_in_progress, with \`Retry-After\`; ${DRAFT}), or it ran and its response is not kept to replay (\`code\` idempotency_replay_unavailable: a write that landed is never run again)`;
   result[409] = {
     description: own ? `${own}. Or: ${inProgressText}` : inProgressText,
-    headers: retryAfterHeader,
+    // The operation's own 409 may be a replayed answer; the key's own never is.
+    headers: own ? { ...retryAfterHeader, ...replayedHeader } : retryAfterHeader,
     content: errorContent(
       errorSchema,
       "idempotency_in_progress",

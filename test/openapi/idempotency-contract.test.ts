@@ -80,7 +80,7 @@ describe("every write operation of a user's credential", () => {
   });
 
   it.each(writes.map(({ name, operation }) => [name, operation]))(
-    "%s declares Idempotency-Key, Idempotent-Replayed on its 2xx, the 409 and the 422",
+    "%s declares Idempotency-Key, Idempotent-Replayed (with an example) on its own answers, the 409 and the 422",
     (_name, operation) => {
       const parameter = parameterOf(operation);
       expect(parameter).toBeDefined();
@@ -90,15 +90,21 @@ describe("every write operation of a user's credential", () => {
       const statuses = Object.keys(operation.responses);
       const successes = statuses.filter((status) => /^2\d\d$/.test(status));
       expect(successes.length).toBeGreaterThan(0);
-      for (const status of successes) {
-        expect(operation.responses[status]?.headers, status).toHaveProperty("Idempotent-Replayed");
+      // Every answer of the operation's own may be a replay (a 2xx, or an error after a write landed);
+      // the key's own 409 and 422 never are.
+      for (const status of statuses.filter((status) => status !== "409" && status !== "422")) {
+        const replayed = operation.responses[status]?.headers?.["Idempotent-Replayed"] as
+          | { schema?: { example?: unknown }; description?: string }
+          | undefined;
+        expect(replayed?.schema?.example, status).toBe("true");
+        expect(replayed?.description, status).toContain("an error replayed carries it too");
       }
       for (const status of ["409", "422"]) {
         expect(operation.responses[status]?.description, status).toContain(DRAFT);
         expect(JSON.stringify(operation.responses[status]?.content), status).toContain("idempotency_");
       }
       expect(operation.responses["409"]?.description).toContain("idempotency_in_progress");
-      expect(operation.responses["409"]?.headers).toHaveProperty("Retry-After");
+      expect(operation.responses["409"]?.headers).toMatchObject({ "Retry-After": { schema: { example: 1 } } });
       expect(operation.responses["422"]?.description).toContain("idempotency_key_reused");
       expect(operation.responses["400"]?.description).toContain("Idempotency-Key");
     },

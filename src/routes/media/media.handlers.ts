@@ -16,7 +16,7 @@ const originOf = (c: Context) => new URL(c.req.url).origin;
 export const upload: Handler<typeof routes.upload> = async (c) => {
   const ctx = c.var.ctx;
   const input = await readUploadRequest(ctx, c.req.raw);
-  return c.json(await uploadMedia(ctx, input, originOf(c)), 201);
+  return answerTagged(c, await uploadMedia(ctx, input, originOf(c)), 201);
 };
 
 export const list: Handler<typeof routes.list> = async (c) => {
@@ -57,7 +57,7 @@ export const patchMetadata: Handler<typeof routes.patchMetadata> = async (c) => 
 
 export const remove: Handler<typeof routes.remove> = async (c) => {
   const id = c.req.valid("param").id;
-  await deleteMedia(c.var.ctx, id);
+  await deleteMedia(c.var.ctx, id, preconditionsOf(c));
   return c.json({ success: true, message: "Media deleted", id }, 200);
 };
 
@@ -78,7 +78,10 @@ export const downloadByBody: Handler<typeof routes.downloadByBody> = async (c) =
   const { url, bucket, path } = c.req.valid("json");
   const input = url !== undefined ? { url } : { bucket: bucket ?? MEDIA_BUCKET, path: path ?? "" };
   const served = await downloadMedia(c.var.ctx, input, originOf(c));
-  return c.body(served.body ?? new ReadableStream(), 200, served.headers);
+  // A POST's answer is the bytes, not its target's representation: no validator of it (the file's
+  // ETag comes with GET), and no ranges to ask for (RFC 9110 §14.2 is for GET).
+  const { "Accept-Ranges": _ranges, ETag: _tag, ...headers } = served.headers;
+  return c.body(served.body ?? new ReadableStream(), 200, headers);
 };
 
 export const serveSigned: Handler<typeof routes.serveSigned> = async (c) => {

@@ -7,6 +7,7 @@ import {
   type Preconditions,
   preconditionSql,
   type Validator,
+  type Versioned,
   withValidator,
 } from "../../lib/entity-tags";
 import { badRequest } from "../../lib/errors";
@@ -75,7 +76,7 @@ function logLeftover(ctx: RequestContext, what: string, record: { id: string; pa
 /**
  * Stores a file: its type from the bytes when the declared one disagrees, its SHA-256 (checked
  * again by R2 on the way in), the record and the object together. Answers the record with a
- * signed URL valid for the default lifetime.
+ * signed URL valid for the default lifetime, and the validator of its metadata.
  */
 export async function uploadMedia(ctx: UserContext, input: UploadInput, origin: string): Promise<UploadedMedia> {
   // Before anything is written: a server that cannot sign links cannot answer an upload.
@@ -102,7 +103,9 @@ export async function uploadMedia(ctx: UserContext, input: UploadInput, origin: 
   ctx.waitUntil(work.catch(() => undefined));
   const stored = await work;
   const link = await issueSignedUrl(secret, origin, stored, ctx.now(), DEFAULT_EXPIRES_IN_SECONDS);
-  return { ...presentMedia(stored), signedUrl: link.signedUrl, expires_at: link.expiresAt };
+  // The validator of what the 201's Location names: the new record's metadata (RFC 9110 §15.3.2).
+  const uploaded = { ...presentMedia(stored), signedUrl: link.signedUrl, expires_at: link.expiresAt };
+  return withValidator(uploaded, metadataValidator(stored));
 }
 
 async function storeTogether(ctx: UserContext, record: MediaRecord, file: Blob): Promise<MediaRecord> {
@@ -165,15 +168,27 @@ async function removeObjectAndRecord(ctx: RequestContext, record: MediaRecord): 
 /**
  * Deletes the caller's media: record and object. A `deleting` record left by a failure is
  * finished. Resolves only once both are gone; a failure on the way leaves the record `deleting`
- * (hidden), for a retry or the sweep.
+ * (hidden), for a retry or the sweep. With preconditions (If-Match, If-None-Match against the
+ * metadata's tag), the claim applies only while they hold: one round trip, the claim and the read
+ * before it that explains a refusal (404, or 412 with the current tag).
  */
-export async function deleteMedia(ctx: UserContext, id: string): Promise<void> {
-  const [marked] = await batchAll<[MediaRecord]>(ctx.db, [
-    sql`UPDATE media SET state = 'deleting', updated_at = ${ctx.now().toISOString()}
-      WHERE id = ${id} AND created_by = ${ctx.actor.userId} AND state IN ('ready', 'deleting') RETURNING *`,
+export async function deleteMedia(ctx: UserContext, id: string, preconditions: Preconditions = {}): Promise<void> {
+  const expected = preconditionSql(preconditions, metadataVersion(id));
+  const [states, marked] = await batchAll<[Pick<MediaRecord, "id" | "updated_at">, MediaRecord]>(ctx.db, [
+    sql`SELECT m.id, m.updated_at FROM media m WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId} AND m.state = 'ready'`,
+    // Preconditions are held to the record as read (`ready`); a `deleting` one has no representation
+    // (its GET is a 404), so only a DELETE without them finishes it.
+    sql`UPDATE media AS m SET state = 'deleting', updated_at = ${ctx.now().toISOString()}
+      WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId}
+        ${expected ? sql`AND m.state = 'ready' AND ${expected}` : sql`AND m.state IN ('ready', 'deleting')`}
+      RETURNING *`,
   ]);
   const record = marked[0];
-  if (!record) throw mediaNotFound({ id });
+  if (!record) {
+    const state = states[0];
+    if (state) assertPreconditions(preconditions, metadataValidator(state));
+    throw mediaNotFound({ id });
+  }
   await ctx.confirmCaller();
   const work = removeTogether(ctx, record);
   ctx.waitUntil(work.catch(() => undefined));
@@ -217,6 +232,8 @@ const metadataValidator = (record: Pick<MediaRecord, "id" | "updated_at">): Vali
   id: record.id,
   parts: [record.updated_at],
 });
+/** The same version as it reads in SQL, on the record aliased `m`. */
+const metadataVersion = (id: string): Versioned => ({ kind: METADATA_TAG, id, columns: [sql`m.updated_at`] });
 
 const metadataOf = (record: MediaRecord): MediaMetadata => {
   const { id, metadata, updated_at } = presentMedia(record);
@@ -237,7 +254,7 @@ export async function patchMediaMetadata(
   preconditions: Preconditions = {},
 ): Promise<MediaMetadata> {
   const patchText = JSON.stringify(patch);
-  const expected = preconditionSql(preconditions, { kind: METADATA_TAG, id, columns: [sql`m.updated_at`] });
+  const expected = preconditionSql(preconditions, metadataVersion(id));
   const [states, updated] = await batchAll<[{ merged_bytes: number; id: string; updated_at: string }, MediaRecord]>(
     ctx.db,
     [

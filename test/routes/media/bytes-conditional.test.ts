@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { api, createUser } from "../../helpers/api";
 import { STRONG_TAG } from "../../helpers/conditional";
-import { bytesOf, createMedia, fetchUrl, MEDIA } from "../../helpers/media";
+import { contractOperations } from "../../helpers/contract";
+import { bytesOf, createMedia, downloadByBody, fetchUrl, MEDIA } from "../../helpers/media";
 
 const CONTENT = "0123456789abcdefghij";
 
@@ -89,5 +90,39 @@ describe("media bytes: validators, 304 and ranges (RFC 9110 §13.1.2, §14, §15
       headers: { Range: "bytes=0-1", "If-None-Match": "*" },
     });
     expect(res.status).toBe(404);
+  });
+});
+
+const operations = await contractOperations();
+/** The contract's `Accept-Ranges` on an answer of an operation, or null. */
+const declared = (name: string, status: string) =>
+  (operations.find((entry) => entry.name === name)?.operation.responses[status]?.headers?.["Accept-Ranges"] as
+    | { schema?: { example?: unknown } }
+    | undefined) ?? null;
+
+describe("media bytes: Accept-Ranges where ranges can be asked for (RFC 9110 §14.3)", () => {
+  it("GET downloads and signed links send it on 200, 206 and 304, and the contract declares it there, with an example", async () => {
+    const { download, signed } = await uploaded();
+    const tag = (await download()).headers.get("ETag") ?? "";
+    for (const [headers, status] of [
+      [{}, "200"],
+      [{ Range: "bytes=0-1" }, "206"],
+      [{ "If-None-Match": tag }, "304"],
+    ] as const) {
+      expect((await download(headers)).headers.get("Accept-Ranges"), status).toBe("bytes");
+      expect((await signed(headers)).headers.get("Accept-Ranges"), status).toBe("bytes");
+      for (const name of ["GET /api/v1/media/download", "GET /media/signed"]) {
+        expect(declared(name, status)?.schema?.example, `${name} ${status}`).toBe("bytes");
+      }
+    }
+  });
+
+  it("POST /api/v1/media/download takes no Range: its answer announces no ranges and carries no tag of its own", async () => {
+    const { user, media } = await uploaded();
+    const res = await downloadByBody(user, { bucket: "media", path: media.path });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Accept-Ranges")).toBeNull();
+    expect(res.headers.get("ETag")).toBeNull();
+    expect(declared("POST /api/v1/media/download", "200")).toBeNull();
   });
 });
