@@ -152,6 +152,17 @@ function logKeyFailure(ctx: UserContext, step: string, error: unknown): void {
 }
 
 /**
+ * Gives up the key of an attempt whose writes did not land (releaseKey): true when it is gone, or
+ * when giving it up failed (logged; the lock lapses by itself); false when a failed batch had
+ * committed after all, and the answer is to be recorded.
+ */
+const released = (ctx: UserContext, attempt: KeyAttempt, writes: CommitState): Promise<boolean> =>
+  releaseKey(ctx, attempt, writes.failed).catch((error) => {
+    logKeyFailure(ctx, "released", error);
+    return true;
+  });
+
+/**
  * Settles the key after the request ran. Recorded (and replayed from then on): any 2xx, and any
  * response of a request whose write landed. Released: a failure whose writes did not commit (a
  * validation error, a 404, a write batch D1 refused and undid...), so that a corrected retry runs,
@@ -170,11 +181,7 @@ async function settle(
   const response = c.res;
   if (!writes.landed && !response.ok) {
     // Held (not released) only when a failed batch committed after all: then the answer is recorded.
-    const released = await releaseKey(ctx, attempt, writes.failed).catch((error) => {
-      logKeyFailure(ctx, "released", error);
-      return true;
-    });
-    if (released) return;
+    if (await released(ctx, attempt, writes)) return;
   }
   const status = response.status;
   const headers = replayedHeaders(response);
@@ -192,11 +199,7 @@ async function settle(
   const body = keepResponses ? await keptBody(response.clone().body) : null;
   // A response too large to keep, of a request whose writes did not commit, can simply be asked for again.
   if (body === null && !writes.landed) {
-    const released = await releaseKey(ctx, attempt, writes.failed).catch((error) => {
-      logKeyFailure(ctx, "released", error);
-      return true;
-    });
-    if (released) return;
+    if (await released(ctx, attempt, writes)) return;
   }
   await recordResponse(ctx, attempt, { status, headers, body }).catch((error) => logKeyFailure(ctx, "recorded", error));
 }
