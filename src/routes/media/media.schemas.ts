@@ -57,7 +57,6 @@ export const SearchMediaQuery = PaginationQuery.extend({
   q: z.string().max(200).optional().openapi({
     description:
       "Words that must each occur in the filename or in the metadata (its keys, text and number values), as substrings; ASCII letters match in either case. At most 10 words are used",
-    example: "launch",
   }),
   content_type: z
     .string()
