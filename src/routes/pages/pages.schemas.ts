@@ -76,9 +76,23 @@ export const PageIdParams = z.object({
 
 export const ListPagesQuery = PaginationQuery.extend({
   type: z.enum(PAGE_TYPES).optional().openapi({ description: "Only this kind", example: "page" }),
-  parent_id: z.string().min(1).max(128).optional().openapi({ description: "Only children of this page" }),
-  database_id: z.string().min(1).max(128).optional().openapi({ description: "Only rows of this database" }),
-  q: z.string().max(500).optional().openapi({ description: "Full-text search" }),
+  parent_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: "Only children of this page", examples: ["6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d"] }),
+  database_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: "Only rows of this database", examples: ["5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a"] }),
+  q: z
+    .string()
+    .max(500)
+    .optional()
+    .openapi({ description: "Full-text search", examples: ["launch"] }),
   archived: QueryBoolean.optional().openapi({ description: "List archived pages instead", example: "false" }),
   in_trash: QueryBoolean.optional().openapi({ description: "List pages in the trash instead", example: "false" }),
 }).strict();
