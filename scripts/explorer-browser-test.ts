@@ -73,15 +73,27 @@ function startWorker(port: number, persistTo: string): ChildProcess {
 
 let worker: ChildProcess | undefined;
 let stopping = false;
-function stopWorker() {
+/** Signals wrangler dev's process group (wrangler and the workerd it runs). */
+function signalWorker(signal: NodeJS.Signals) {
   stopping = true;
-  if (worker?.pid && worker.exitCode === null) {
+  if (worker?.pid && worker.exitCode === null && worker.signalCode === null) {
     try {
-      process.kill(-worker.pid, "SIGTERM");
+      process.kill(-worker.pid, signal);
     } catch {
       // already gone
     }
   }
+}
+const stopWorker = () => signalWorker("SIGKILL");
+/** Asks wrangler dev to stop, and waits for it (killed after 10 s). */
+async function stopWorkerGracefully() {
+  const running = worker;
+  if (!running || running.exitCode !== null || running.signalCode !== null) return;
+  const exited = new Promise((done) => running.once("exit", done));
+  signalWorker("SIGTERM");
+  const late = setTimeout(stopWorker, 10_000);
+  await exited;
+  clearTimeout(late);
 }
 process.once("exit", stopWorker);
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -213,7 +225,7 @@ async function main() {
     throw error;
   } finally {
     await (browser ?? (await launching.catch(() => undefined)))?.close();
-    stopWorker();
+    await stopWorkerGracefully();
     await rm(persistTo, { recursive: true, force: true });
   }
 }
