@@ -26,6 +26,7 @@ const limitDescription = `Page size, default ${PAGE_DEFAULT_LIMIT}. Values above
 const offsetDescription = "Zero-based index of the first item, default 0";
 const cursorDescription =
   "The X-Next-Cursor of the previous page, sent by the same user with the same filters: the page after it, at the cost of the first page. Opaque and signed by the server: another user's cursor, another listing's or other filters', or an altered one is a 400 (`details.parameter` `cursor`). Not together with a non-zero `offset`.";
+/** The form of an `X-Next-Cursor`: the `cursor` parameter shows it as a JSON Schema example, which the explorer does not pre-fill. */
 const CURSOR_EXAMPLE =
   "eyJsIjoiYmxvY2tzIiwiZiI6IjFzaW42N3AiLCJrIjpbIjIwMjYtMDUtMDRUMTA6MjA6MzAuMTIzWiIsNDJdfVVqWFnT1er-13m5yG8QvyI";
 
@@ -33,7 +34,7 @@ const cursorField = z
   .string()
   .max(CURSOR_MAX_LENGTH)
   .optional()
-  .openapi({ description: cursorDescription, example: CURSOR_EXAMPLE });
+  .openapi({ description: cursorDescription, examples: [CURSOR_EXAMPLE] });
 
 /** `limit`, `offset` and `cursor` as query parameters (strings coerced to integers). */
 export const PaginationQuery = z.object({

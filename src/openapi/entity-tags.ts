@@ -48,7 +48,7 @@ const preconditionHeaders = (role: EntityTagRole) =>
           role === "read"
             ? "Answer only if the resource's current entity tag is one of these (RFC 9110 §13.1.1, strong comparison), else 412; `*`: only if it exists."
             : "Apply the change only if the resource's current entity tag is one of these (RFC 9110 §13.1.1, strong comparison); checked inside the write itself, so of two writers sending the same tag exactly one succeeds. A stale tag is a 412 `precondition_failed` and nothing is written; `*`: only if the resource exists. Without it the write applies to whatever is current.",
-        example: TAG_EXAMPLE,
+        examples: [TAG_EXAMPLE],
       }),
     "If-None-Match": z
       .string()
@@ -58,7 +58,7 @@ const preconditionHeaders = (role: EntityTagRole) =>
           role === "read"
             ? "Answer 304 Not Modified, with no body, if the resource's current entity tag is one of these (RFC 9110 §13.1.2, weak comparison), or for `*`."
             : "Apply the change only if the resource's current entity tag is none of these (RFC 9110 §13.1.2, weak comparison), else 412; `*` always fails on an existing resource.",
-        example: TAG_EXAMPLE,
+        examples: [TAG_EXAMPLE],
       }),
   });
 
@@ -126,11 +126,14 @@ export function declareEntityTags<R extends TaggedConfig>(
 // `ETag` (there is none). `*` asks only that it exist, and the route's own 404 covers that.
 
 const TAGLESS_IF_MATCH = z.object({
-  "If-Match": z.string().optional().openapi({
-    description:
-      "This resource has no entity tag (RFC 9110 §13.1.1): `*` applies the change if the resource exists (as without the field); a list of tags can match none, so it is a 412 `precondition_failed` and nothing is written. Malformed: 400.",
-    example: "*",
-  }),
+  "If-Match": z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        "This resource has no entity tag (RFC 9110 §13.1.1): `*` applies the change if the resource exists (as without the field); a list of tags can match none, so it is a 412 `precondition_failed` and nothing is written. Malformed: 400.",
+      examples: ["*"],
+    }),
 });
 
 const NO_ENTITY_TAG_MESSAGE =

@@ -86,6 +86,7 @@ describe("OpenAPI contract", () => {
 describe("examples for the explorer", () => {
   interface SchemaObject {
     example?: unknown;
+    examples?: unknown[];
     type?: string;
     properties?: Record<
       string,
@@ -136,7 +137,9 @@ describe("examples for the explorer", () => {
     expect(nullable).toEqual([]);
   });
 
-  it("every parameter carries an example", async () => {
+  // A value the user has to choose (a cursor, a search, an id filter, a per-request header) shows
+  // its form as a JSON Schema example, which the explorer does not pre-fill (explorer-defaults.test.ts).
+  it("every parameter carries an example (pre-filled, or a JSON Schema example for values the user chooses)", async () => {
     const { body } = await api<{
       paths: Record<
         string,
@@ -146,7 +149,12 @@ describe("examples for the explorer", () => {
     const lacking = Object.entries(body.paths).flatMap(([path, item]) =>
       Object.entries(item).flatMap(([method, operation]) =>
         (operation.parameters ?? [])
-          .filter((parameter) => parameter.example === undefined && parameter.schema?.example === undefined)
+          .filter(
+            (parameter) =>
+              parameter.example === undefined &&
+              parameter.schema?.example === undefined &&
+              (parameter.schema?.examples ?? []).length === 0,
+          )
           .map((parameter) => `${method} ${path} ${parameter.name}`),
       ),
     );

@@ -44,11 +44,8 @@ export const CreateBlockBody = z
     position: z.number().optional().openapi({ description: "Defaults to after the last sibling the caller sees" }),
   })
   .openapi("CreateBlockRequest", {
-    example: {
-      type: "paragraph",
-      parent_id: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d",
-      properties: { text: "Ship on Friday." },
-    },
+    // Valid on an empty account (the explorer's Try-it sends it as is): a page at the workspace's top level.
+    example: { type: "page", properties: { title: "Launch plan" } },
   });
 
 const serverControlled = z.unknown().optional().openapi({ description: "Server-controlled: accepted and ignored" });
@@ -111,32 +108,35 @@ export const ListBlocksQuery = PaginationQuery.extend({
     .string()
     .max(500)
     .optional()
-    .openapi({ description: "Full-text search over titles, properties and content", example: "launch plan" }),
+    .openapi({ description: "Full-text search over titles, properties and content", examples: ["launch plan"] }),
   type: z.string().min(1).max(64).optional().openapi({ description: "Only blocks of this type", example: "page" }),
   parent_id: z
     .string()
     .min(1)
     .max(128)
     .optional()
-    .openapi({ description: "Only children of this block", example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+    .openapi({ description: "Only children of this block", examples: ["6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d"] }),
   parentId: z
     .string()
     .min(1)
     .max(128)
     .optional()
-    .openapi({ description: "Alternative spelling of parent_id", example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+    .openapi({ description: "Alternative spelling of parent_id", examples: ["6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d"] }),
   database_id: z
     .string()
     .min(1)
     .max(128)
     .optional()
-    .openapi({ description: "Only rows of this database", example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a" }),
+    .openapi({ description: "Only rows of this database", examples: ["5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a"] }),
   databaseId: z
     .string()
     .min(1)
     .max(128)
     .optional()
-    .openapi({ description: "Alternative spelling of database_id", example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a" }),
+    .openapi({
+      description: "Alternative spelling of database_id",
+      examples: ["5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a"],
+    }),
   archived: QueryBoolean.optional().openapi({ description: "List archived blocks (default false)", example: "false" }),
   in_trash: QueryBoolean.optional().openapi({
     description: "List blocks in the trash (default false)",

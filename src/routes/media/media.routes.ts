@@ -204,16 +204,22 @@ const ACCEPT_RANGES = {
 
 /** A byte range of the file (RFC 9110 §14), as object stores serve them. */
 const RANGE_HEADERS = z.object({
-  Range: z.string().optional().openapi({
-    description:
-      "One byte range (RFC 9110 §14.1.2): `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; answered 206 with `Content-Range`, or 416 when it lies outside the file. Several ranges, or another unit, are ignored (the whole file, 200).",
-    example: "bytes=0-1023",
-  }),
-  "If-Range": z.string().optional().openapi({
-    description:
-      "The range applies only if this is the file's current entity tag (RFC 9110 §13.1.5, strong comparison); otherwise the whole file is sent (200).",
-    example: '"0cc175b9c0f1b6a831c399e269772661"',
-  }),
+  Range: z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        "One byte range (RFC 9110 §14.1.2): `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; answered 206 with `Content-Range`, or 416 when it lies outside the file. Several ranges, or another unit, are ignored (the whole file, 200).",
+      examples: ["bytes=0-1023"],
+    }),
+  "If-Range": z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        "The range applies only if this is the file's current entity tag (RFC 9110 §13.1.5, strong comparison); otherwise the whole file is sent (200).",
+      examples: ['"0cc175b9c0f1b6a831c399e269772661"'],
+    }),
 });
 
 const RANGE_RESPONSES = {

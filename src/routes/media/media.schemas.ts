@@ -54,11 +54,15 @@ export const ListMediaQuery = PaginationQuery.strict();
 const isoInstant = z.iso.datetime({ offset: true });
 
 export const SearchMediaQuery = PaginationQuery.extend({
-  q: z.string().max(200).optional().openapi({
-    description:
-      "Words that must each occur in the filename or in the metadata (its keys, text and number values), as substrings; ASCII letters match in either case. At most 10 words are used",
-    example: "launch",
-  }),
+  q: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({
+      description:
+        "Words that must each occur in the filename or in the metadata (its keys, text and number values), as substrings; ASCII letters match in either case. At most 10 words are used",
+      examples: ["launch"],
+    }),
   content_type: z
     .string()
     .max(255)

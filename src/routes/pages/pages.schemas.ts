@@ -47,13 +47,8 @@ export const CreatePageBody = z
     content_markdown: markdown,
   })
   .openapi("CreatePageRequest", {
-    example: {
-      type: "database_row",
-      database_id: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a",
-      title: "Write docs",
-      properties: { Status: "Todo" },
-      content_markdown: "Draft the **quick start**.",
-    },
+    // Valid on an empty account (the explorer's Try-it sends it as is): a page at the workspace's top level.
+    example: { type: "page", title: "Launch plan", content_markdown: "Draft the **quick start**." },
   });
 
 export const UpdatePageBody = z
@@ -81,9 +76,23 @@ export const PageIdParams = z.object({
 
 export const ListPagesQuery = PaginationQuery.extend({
   type: z.enum(PAGE_TYPES).optional().openapi({ description: "Only this kind", example: "page" }),
-  parent_id: z.string().min(1).max(128).optional().openapi({ example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
-  database_id: z.string().min(1).max(128).optional().openapi({ example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a" }),
-  q: z.string().max(500).optional().openapi({ description: "Full-text search", example: "launch" }),
+  parent_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: "Only children of this page", examples: ["6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d"] }),
+  database_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: "Only rows of this database", examples: ["5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a"] }),
+  q: z
+    .string()
+    .max(500)
+    .optional()
+    .openapi({ description: "Full-text search", examples: ["launch"] }),
   archived: QueryBoolean.optional().openapi({ description: "List archived pages instead", example: "false" }),
   in_trash: QueryBoolean.optional().openapi({ description: "List pages in the trash instead", example: "false" }),
 }).strict();

@@ -39,11 +39,14 @@ export const StripeEventBody = z
   });
 
 export const WebhookHeaders = z.object({
-  "stripe-signature": z.string().optional().openapi({
-    description:
-      "`Stripe-Signature` (header names are case-insensitive): Stripe's signature of the raw body, `t=<unix seconds>,v1=<hex HMAC-SHA256>`",
-    example: "t=1795436263,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
-  }),
+  "stripe-signature": z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        "`Stripe-Signature` (header names are case-insensitive): Stripe's signature of the raw body, `t=<unix seconds>,v1=<hex HMAC-SHA256>`",
+      examples: ["t=1795436263,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd"],
+    }),
 });
 
 export const WebhookReceiptSchema = z

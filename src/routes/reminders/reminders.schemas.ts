@@ -23,7 +23,7 @@ export const ListRemindersQuery = PaginationQuery.extend({
     .min(1)
     .max(128)
     .optional()
-    .openapi({ description: "Only reminders on this row", example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+    .openapi({ description: "Only reminders on this row", examples: ["6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d"] }),
   from: isoDateTime.optional().openapi({
     description: "Only reminders whose `remind_at` is at or after this instant",
     example: "2026-11-23T00:00:00Z",
