@@ -105,7 +105,7 @@ describe("every write operation of a user's credential", () => {
       const send = (key: string) =>
         api(concrete(path), { method: method.toUpperCase(), auth, body, headers: { "Idempotency-Key": key } });
 
-      const malformed = await send("\"no-closing-quote");
+      const malformed = await send('"no-closing-quote');
       expectErrorBody(malformed, 400);
       expect(malformed.body).toMatchObject({ code: "validation_failed", details: { header: "Idempotency-Key" } });
 
