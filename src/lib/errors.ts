@@ -21,6 +21,11 @@ export const ERROR_CODES = {
     status: 409,
     description: "The request with this Idempotency-Key ran, but its response is not kept to be replayed",
   },
+  cursor_expired: {
+    status: 410,
+    description:
+      "The cursor points before the oldest change still kept (the change log keeps 30 days): read again from the start",
+  },
   payload_too_large: { status: 413, description: "The body is larger than this route accepts" },
   unsupported_media_type: { status: 415, description: "The body's Content-Type is not one this route reads" },
   idempotency_key_reused: {

@@ -387,6 +387,16 @@ const CURSOR_CASES: CursorCase[] = [
       };
     }),
   },
+  {
+    operation: "GET /api/v1/changes",
+    arrange: arrangedBy(false, async (owner) => {
+      for (let i = 0; i < 3; i++) await createBlock(owner, { properties: { i } });
+      return {
+        listing: { path: "/api/v1/changes" },
+        others: [{ path: "/api/v1/changes?types=block.created" }, { path: "/api/v1/blocks" }],
+      };
+    }),
+  },
 ];
 
 describeCursorMatrix(CURSOR_CASES);

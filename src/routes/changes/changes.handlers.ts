@@ -1,0 +1,18 @@
+import { badRequest } from "../../lib/errors";
+import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
+import type { Handler } from "../../openapi/define-route";
+import { listChanges } from "../../services/change-log/feed";
+import type * as routes from "./changes.routes";
+
+export const feed: Handler<typeof routes.feed> = async (c) => {
+  const query = c.req.valid("query");
+  if (query.since !== undefined && (query.cursor !== undefined || (query.offset ?? 0) !== 0)) {
+    throw badRequest("Give since=now to start, or a cursor (or offset) to continue: not both", {
+      parameters: ["since", query.cursor !== undefined ? "cursor" : "offset"],
+    });
+  }
+  const window = pageWindow(query);
+  const page = await listChanges(c.var.ctx, { window, types: query.types, since: query.since });
+  setPaginationHeaders(c, page, window);
+  return c.json(page.items, 200);
+};
