@@ -3,7 +3,8 @@ import { BlockSchema } from "./blocks";
 import { CommentSchema } from "./comments";
 import { DatabaseSchemaSchema } from "./databases";
 
-// The change log as clients read it: events of the feed (GET /api/v1/changes). Written by triggers (migrations/0020_change_log.sql).
+// The change log as clients read it: events of the feed (GET /api/v1/changes) and versions of a
+// block's history (GET /api/v1/blocks/{id}/history). Written by triggers (migrations/0020_change_log.sql).
 
 const EXAMPLE_USER = "0b9d6c1e-7a52-4a8e-9f0d-2b1f5c3e4a6d";
 const EXAMPLE_TIME = "2026-11-23T09:30:00.000Z";
@@ -20,6 +21,9 @@ export const CHANGE_EVENT_TYPES = [
   "database.schema_updated",
 ] as const;
 export type ChangeEventType = (typeof CHANGE_EVENT_TYPES)[number];
+
+/** The types whose `data` is a version of a block: what a block's history lists. */
+export const BLOCK_VERSION_TYPES = ["block.created", "block.updated"] as const satisfies readonly ChangeEventType[];
 
 /** The fields a `block.updated` may name, in the order of the Block. */
 export const BLOCK_CHANGED_FIELDS = [
@@ -109,3 +113,31 @@ export const ChangeEventSchema = z
     },
   });
 export type ChangeEvent = z.infer<typeof ChangeEventSchema>;
+
+export const BlockVersionSchema = z
+  .object({
+    event_id: z.number().int().openapi({
+      description: "The change that made this version: restore it with POST .../history/{event_id}/restore",
+      example: 4711,
+    }),
+    type: z.enum(BLOCK_VERSION_TYPES).openapi({ example: "block.updated" }),
+    occurred_at: z.string().openapi({ format: "date-time", example: EXAMPLE_TIME }),
+    actor_id: z.string().nullable().openapi({
+      description: "Who made it; null when the service made it by itself",
+      example: EXAMPLE_USER,
+    }),
+    changed_fields: z
+      .array(z.string())
+      .nullable()
+      .openapi({
+        description: "What this change changed (null for the creation)",
+        example: ["content"],
+      }),
+    block_type: z.string().openapi({ description: "The block's type in this version", example: "page" }),
+    properties: BlockSchema.shape.properties,
+    content: BlockSchema.shape.content,
+  })
+  .openapi("BlockVersion", {
+    description: "One version of a block, from the change log: what it held right after one change",
+  });
+export type BlockVersion = z.infer<typeof BlockVersionSchema>;

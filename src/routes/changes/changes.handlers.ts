@@ -2,6 +2,7 @@ import { badRequest } from "../../lib/errors";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import type { Handler } from "../../openapi/define-route";
 import { listChanges } from "../../services/change-log/feed";
+import { listBlockHistory, restoreBlockVersion } from "../../services/change-log/history";
 import type * as routes from "./changes.routes";
 
 export const feed: Handler<typeof routes.feed> = async (c) => {
@@ -15,4 +16,16 @@ export const feed: Handler<typeof routes.feed> = async (c) => {
   const page = await listChanges(c.var.ctx, { window, types: query.types, since: query.since });
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
+};
+
+export const history: Handler<typeof routes.history> = async (c) => {
+  const window = pageWindow(c.req.valid("query"));
+  const page = await listBlockHistory(c.var.ctx, c.req.valid("param").id, window);
+  setPaginationHeaders(c, page, window);
+  return c.json(page.items, 200);
+};
+
+export const restore: Handler<typeof routes.restore> = async (c) => {
+  const { id, event_id: eventId } = c.req.valid("param");
+  return c.json(await restoreBlockVersion(c.var.ctx, id, eventId), 200);
 };

@@ -1,11 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../../lib/errors";
 import { paginationHeaders } from "../../lib/pagination";
-import { defineRoute, errorResponse } from "../../openapi/define-route";
+import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
 import { jsonContent } from "../../openapi/responses";
-import { ChangeEventSchema } from "../../schemas/changes";
+import { BlockSchema } from "../../schemas/blocks";
+import { BlockVersionSchema, ChangeEventSchema } from "../../schemas/changes";
 import { CHANGE_RETENTION_DAYS } from "../../services/change-log/events";
-import { ChangesQuery } from "./changes.schemas";
+import { ChangesQuery, HistoryQuery, RestoreParams } from "./changes.schemas";
 
 const VISIBLE =
   "The changes of what the caller may see: their own blocks, pages, databases and rows, shared blocks (no owner), the comments on these and their databases' schemas. Never a change of another user's object.";
@@ -39,4 +40,33 @@ export const feed = defineRoute({
       },
     ),
   },
+});
+
+export const history = defineRoute({
+  operationId: "listBlockHistory",
+  method: "get",
+  path: "/api/v1/blocks/{id}/history",
+  tags: ["Blocks"],
+  access: "user",
+  summary: "A block's versions",
+  description: `What a block, page, database or row held right after each change of it (its creation, then every update: properties, content, type, moves, archive, trash, restore), newest first: the first is the block as it is now. Each has the id of the change that made it (\`event_id\`, to restore it), when, who, and the properties and content of that version. Kept as long as the change log keeps changes (${CHANGE_RETENTION_DAYS} days); a block made before the log began has none older. Rows rewritten by a change of their database's schema (an option renamed or removed, a property removed) are no version of their own. The block must be one the caller can see, in any state: otherwise a 404. Paginated like every listing.`,
+  request: { params: RestoreParams.pick({ id: true }), query: HistoryQuery },
+  responses: {
+    200: {
+      ...jsonContent(z.array(BlockVersionSchema), "One page of the block's versions, newest first"),
+      headers: paginationHeaders,
+    },
+  },
+});
+
+export const restore = defineRoute({
+  operationId: "restoreBlockVersion",
+  method: "post",
+  path: "/api/v1/blocks/{id}/history/{event_id}/restore",
+  tags: ["Blocks"],
+  access: "user",
+  summary: "Restore a version of a block",
+  description: `Writes the properties (all of them, replacing the present ones) and the content of the version \`event_id\` (from GET .../history) back to the block, as a new change of the caller's: it is itself in the change feed and the history, so a restore is undone by restoring the version before it. Every rule of a write holds: a row's values are validated against its database's schema as it is now (a value it no longer accepts, such as a removed option, is a 400 naming it). The block's type, place and state (parent, position, archived, trashed) stay as they are; a version of another type, or of a row in another database, is a 409 (convert or move the block back first). Another user's block, or an event that is not a version of this block (or is no longer kept), is a 404.`,
+  request: { params: RestoreParams },
+  responses: { 200: jsonContent(BlockSchema, "The block as restored"), 409: ERROR_RESPONSES[409] },
 });

@@ -35,3 +35,23 @@ export const ChangesQuery = PaginationQuery.extend({
     example: "now",
   }),
 });
+
+export const HistoryQuery = PaginationQuery;
+
+export const RestoreParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { name: "id", in: "path" }, example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+  event_id: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .openapi({
+      param: { name: "event_id", in: "path" },
+      type: "integer",
+      description: "The `event_id` of a version in the block's history",
+      example: 4711,
+    }),
+});

@@ -270,6 +270,15 @@ const LOGGED: Record<string, Scenario> = {
       expected: (res) => [["block.created"], ["block.created", bodyOf<{ task: { id: string } }>(res).task.id]],
     };
   },
+  "POST /api/v1/blocks/{id}/history/{event_id}/restore": async (user) => {
+    const block = await createBlock(user, { properties: { text: "first" } });
+    const [created] = (await api<{ event_id: number }[]>(`${BLOCKS}/${block.id}/history`, { auth: user })).body;
+    await api(`${BLOCKS}/${block.id}`, { method: "PATCH", auth: user, body: { properties: { text: "second" } } });
+    return {
+      send: () => post(user, `${BLOCKS}/${block.id}/history/${created?.event_id}/restore`),
+      expected: () => [["block.updated", block.id]],
+    };
+  },
 };
 
 /** Write operations that change no block, comment or schema, and what they write instead. */
