@@ -11,8 +11,10 @@ import { ChangesQuery, HistoryQuery, RestoreParams } from "./changes.schemas";
 const VISIBLE =
   "The changes of what the caller may see: their own blocks, pages, databases and rows, shared blocks (no owner), the comments on these and their databases' schemas. Never a change of another user's object.";
 
+/** The listing's headers but the total, which the feed does not count (services/change-log/feed.ts). */
+const { "X-Total-Count": _total, ...feedPaging } = paginationHeaders;
 const feedHeaders = {
-  ...paginationHeaders,
+  ...feedPaging,
   "X-Next-Cursor": {
     ...paginationHeaders["X-Next-Cursor"],
     description:
@@ -27,7 +29,7 @@ export const feed = defineRoute({
   tags: ["Changes"],
   access: "user",
   summary: "The change feed",
-  description: `Every change (a create, update, move, archive, trash, restore or delete of a block, page, database or row; a comment's; a database's schema) in the order it was committed, oldest first, each with the object as it was right after it (\`data\`). ${VISIBLE} Whatever path made the change (bulk rows, duplicates, synced-block propagation, quick tasks, imports), it is here: the log is written in the same atomic write as the change. Kept ${CHANGE_RETENTION_DAYS} days. Paginated like every listing (\`limit\`, default 50, above 100 lowered to 100; \`offset\` or \`cursor\`), keyed by the event id, so a page far into the feed costs what the first costs. Without \`cursor\`, from the oldest change kept; with \`since=now\`, from the newest (no events, just the cursor). Unlike other listings, \`X-Next-Cursor\` is answered on every page, the last and an empty one included: keep polling with it. A cursor older than the oldest change kept (changes past ${CHANGE_RETENTION_DAYS} days are swept) is a 410 \`cursor_expired\`: start again without a cursor, and read the objects themselves for what was missed.`,
+  description: `Every change (a create, update, move, archive, trash, restore or delete of a block, page, database or row; a comment's; a database's schema) in the order it was committed, oldest first, each with the object as it was right after it (\`data\`). ${VISIBLE} Whatever path made the change (bulk rows, duplicates, synced-block propagation, quick tasks, imports), it is here: the log is written in the same atomic write as the change. Kept ${CHANGE_RETENTION_DAYS} days. Paginated like every listing (\`limit\`, default 50, above 100 lowered to 100; \`offset\` or \`cursor\`), keyed by the event id, so a page far into the feed costs what the first costs. Without \`cursor\`, from the oldest change kept; with \`since=now\`, from the newest (no events, just the cursor). Unlike other listings, \`X-Next-Cursor\` is answered on every page, the last and an empty one included: keep polling with it; and no \`X-Total-Count\` is sent (a count of the log would cost more than the page, on every poll). A cursor older than the oldest change kept (changes past ${CHANGE_RETENTION_DAYS} days are swept) is a 410 \`cursor_expired\`: start again without a cursor, and read the objects themselves for what was missed.`,
   request: { query: ChangesQuery },
   responses: {
     200: { ...jsonContent(z.array(ChangeEventSchema), "One page of changes, oldest first"), headers: feedHeaders },

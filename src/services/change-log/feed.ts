@@ -2,15 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
-import {
-  cappedCount,
-  decodeCursor,
-  encodeCursor,
-  type Listing,
-  type PageWindow,
-  type ResultPage,
-  TOTAL_COUNT_CAP,
-} from "../../lib/pagination";
+import { decodeCursor, encodeCursor, type Listing, type PageWindow, type ResultPage } from "../../lib/pagination";
 import {
   CHANGE_RETENTION_DAYS,
   type ChangeEvent,
@@ -27,7 +19,9 @@ import {
 // Unlike other listings the next cursor is always answered, also after the last page: it names the
 // newest change the read saw (of anyone: everything up to it the caller may see was in the pages),
 // so a client polls with it forever and never walks again what it has. A cursor before the sweep's
-// horizon has missed changes the sweep removed: 410 `cursor_expired`.
+// horizon has missed changes the sweep removed: 410 `cursor_expired`. No total is counted: a count
+// of a log grows with it (up to the cap, several times what the page costs), on every poll, for a
+// number a client of a feed has no use for.
 
 export interface FeedRequest {
   window: PageWindow;
@@ -68,7 +62,7 @@ export async function listChanges(ctx: UserContext, request: FeedRequest): Promi
   if (since === "now") {
     const [[state]] = await batchAll<[LogState]>(ctx.db, [LOG_STATE]);
     const end = Math.max(state?.latest ?? 0, state?.swept_through ?? 0);
-    return { items: [], total: 0, hasMore: false, nextCursor: await positionCursor(end) };
+    return { items: [], total: null, hasMore: false, nextCursor: await positionCursor(end) };
   }
 
   const after = window.cursor === undefined ? 0 : Number((await decodeCursor(ctx, listing, window.cursor))[0]);
@@ -84,13 +78,9 @@ export async function listChanges(ctx: UserContext, request: FeedRequest): Promi
   const side = (owner: SQL) =>
     sql`SELECT * FROM (SELECT e.* FROM change_events e WHERE ${owner} AND e.id > ${after}${ofTypes}
       ORDER BY e.id LIMIT ${fetch})`;
-  const [[state], rows, ownCount, sharedCount] = await batchAll<
-    [LogState, ChangeEventRecord, { total: number }, { total: number }]
-  >(ctx.db, [
+  const [[state], rows] = await batchAll<[LogState, ChangeEventRecord]>(ctx.db, [
     LOG_STATE,
     sql`${side(own)} UNION ALL ${side(shared)} ORDER BY id LIMIT ${window.limit + 1} OFFSET ${window.offset}`,
-    cappedCount(sql`FROM change_events e WHERE ${own}${ofTypes}`),
-    cappedCount(sql`FROM change_events e WHERE ${shared}${ofTypes}`),
   ]);
   const sweptThrough = state?.swept_through ?? 0;
   if (window.cursor !== undefined && after < sweptThrough) throw cursorExpired(sweptThrough);
@@ -100,10 +90,9 @@ export async function listChanges(ctx: UserContext, request: FeedRequest): Promi
   const lastShown = items.at(-1)?.id ?? 0;
   // After the last page: the newest change the read saw, so the next poll starts past everything read.
   const next = hasMore ? lastShown : Math.max(after, lastShown, state?.latest ?? 0, sweptThrough);
-  const total = (ownCount[0]?.total ?? 0) + (sharedCount[0]?.total ?? 0);
   return {
     items: items.map(presentChangeEvent),
-    total: total > TOTAL_COUNT_CAP ? null : total,
+    total: null,
     hasMore,
     nextCursor: await positionCursor(next),
   };

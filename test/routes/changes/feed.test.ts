@@ -185,13 +185,13 @@ describe("the feed's cursor", () => {
     expect(about(polled.events, [...ids, later.id]).map((event) => event.object_id)).toEqual([later.id]);
   });
 
-  it("starts at the end with since=now: no events, a cursor, a total of 0", async () => {
+  it("starts at the end with since=now: no events, a cursor, and (as every page of the feed) no total", async () => {
     const user = await createUser();
     await createBlock(user);
     const res = await readFeed(user, "since=now");
     expect(res.status).toBe(200);
     expect(res.body).toEqual([]);
-    expect(res.headers.get("X-Total-Count")).toBe("0");
+    expect(res.headers.get("X-Total-Count")).toBeNull();
     expect(res.headers.get("X-Has-More")).toBe("false");
     const block = await createBlock(user);
     const { events } = await changesAfter(user, res.headers.get("X-Next-Cursor") as string);
