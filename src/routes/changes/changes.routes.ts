@@ -34,7 +34,7 @@ export const feed = defineRoute({
   responses: {
     200: { ...jsonContent(z.array(ChangeEventSchema), "One page of changes, oldest first"), headers: feedHeaders },
     410: errorResponse(
-      `The cursor points before the oldest change kept (\`code\` cursor_expired): ${ERROR_CODES.cursor_expired.description}`,
+      `Gone (RFC 9110 §15.5.11): the cursor points before the oldest change kept (\`code\` cursor_expired), so the changes after it are no longer all there. ${ERROR_CODES.cursor_expired.description}`,
       {
         error: `This cursor points before the oldest change still kept (changes are kept ${CHANGE_RETENTION_DAYS} days): read the feed again from its start, without a cursor`,
         code: "cursor_expired",
