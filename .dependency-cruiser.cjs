@@ -45,6 +45,22 @@ module.exports = {
       from: { path: "^src/services/" },
       to: { path: "^src/routes/" },
     },
+    {
+      name: "mcp-stays-beside-routes",
+      comment:
+        "mcp/ is the MCP server: another door to the services, as routes/ is one. What services and the layers below do cannot depend on who calls them.",
+      severity: "error",
+      from: { path: "^src/(db|lib|domain|schemas|auth|services)/" },
+      to: { path: "^src/mcp/" },
+    },
+    {
+      name: "mcp-reads-only-route-schemas",
+      comment:
+        "A tool takes the zod schemas of the REST operation it mirrors (one source for both inputs) and calls the services its handler calls: never a handler, a route declaration or a router.",
+      severity: "error",
+      from: { path: "^src/mcp/" },
+      to: { path: "^src/routes/", pathNot: "\\.schemas\\.ts$" },
+    },
   ],
   options: {
     includeOnly: "^src/",

@@ -41,6 +41,8 @@ export default defineConfig(async () => {
             STRIPE_SECRET_KEY: "sk_test_workspace_api_tests",
             STRIPE_WEBHOOK_SECRET: "whsec_workspace_api_tests",
             ENVIRONMENT: "test",
+            // The per-request log line is tested on its own (test/lib/log.test.ts); elsewhere it is noise.
+            REQUEST_LOG: "off",
             TEST_CONFIGURED_QUOTAS: configuredQuotas(),
             ...fuzz,
           },

@@ -13,10 +13,13 @@ import type { BlockRecord } from "../src/services/blocks/presenter.ts";
 import { CHAIN_DEPTH, SEARCH_PLANTED, SEARCH_WORD } from "./config.ts";
 
 /**
- * A `blocks` row as inserted (the service's own row type); `seq`, `schema_version` (0) and the generated
- * `position_key` are left to SQLite. JSON columns are text.
+ * A `blocks` row as inserted (the service's own row type); `seq`, `schema_version` and `version` (0) and
+ * the generated `position_key` are left to SQLite. JSON columns are text.
  */
-export type BlockRow = Omit<BlockRecord, "seq" | "schema_version" | "position_key" | "archived" | "in_trash"> & {
+export type BlockRow = Omit<
+  BlockRecord,
+  "seq" | "schema_version" | "version" | "position_key" | "archived" | "in_trash"
+> & {
   archived: 0 | 1;
   in_trash: 0 | 1;
 };

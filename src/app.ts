@@ -2,14 +2,17 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, ErrorHandler, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
+import { routePath } from "hono/route";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { serverTimingValue } from "./db/round-trips";
 import { checkBookmarkHeader, D1_BOOKMARK_HEADER, sessionConstraint, sessionDatabase } from "./db/sessions";
-import { type AppEnv, createContext } from "./lib/context";
+import { type AppEnv, createContext, type RequestContext } from "./lib/context";
 import { CORS_OPTIONS } from "./lib/cors";
 import { connectsFromLoopback } from "./lib/environment";
-import { ApiError, ERROR_CODES, type ErrorBody, type ErrorCode } from "./lib/errors";
+import { type ApiError, codeForStatus, type ErrorBody, type Refusal } from "./lib/errors";
+import { failureAnswer, logFailure, refusalIn } from "./lib/failures";
+import { log } from "./lib/log";
 import { findAllowedMethods } from "./lib/method-not-allowed";
-import { OutboundError } from "./lib/outbound";
 import { RATE_LIMIT_HEADER, refusedItem, writeQuotaCount } from "./lib/rate-limit-fields";
 import { validationHook } from "./openapi/validation";
 import { accountsRouter } from "./routes/accounts/accounts.index";
@@ -21,6 +24,7 @@ import { commentsRouter } from "./routes/comments/comments.index";
 import { databaseViewsRouter } from "./routes/database-views/database-views.index";
 import { databasesRouter } from "./routes/databases/databases.index";
 import { registerDocumentation } from "./routes/documentation/documentation.index";
+import { mcpRouter } from "./routes/mcp/mcp.index";
 import { mediaRouter } from "./routes/media/media.index";
 import { mentionsRouter } from "./routes/mentions/mentions.index";
 import { notesImportRouter } from "./routes/notes-import/notes-import.index";
@@ -69,6 +73,7 @@ const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
  * response carries: the request id, nosniff, the D1 bookmark and what the request cost.
  */
 const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const started = Date.now();
   const incoming = c.req.header("X-Request-Id");
   const requestId = incoming && WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   // All of the request's D1 work goes through one session (db/sessions.ts), from the
@@ -102,7 +107,27 @@ const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   // A credential that turned out dead (401) has no quota to report.
   const rateLimit = c.get("rateLimit");
   if (rateLimit && c.res.status !== 401) writeQuotaCount(c.res.headers, rateLimit);
+  // The route's access middleware replaces the context with one that knows the caller.
+  if (c.env.REQUEST_LOG !== "off") logRequest(c, c.get("ctx") ?? ctx, Date.now() - started);
 };
+
+/**
+ * The one line each request leaves (Workers Logs): what was asked (method and route template,
+ * never the path's ids or the query), how it ended, how long it took (to the response's headers:
+ * a stream's body may run on), its D1 round trips and the kind of credential. Never a key, a body
+ * or an email.
+ */
+function logRequest(c: Context<AppEnv>, ctx: RequestContext, durationMs: number): void {
+  const status = c.res.status;
+  log(ctx, status >= 500 ? "error" : "info", "request", {
+    method: c.req.method,
+    route: routePath(c, -1),
+    status,
+    duration_ms: durationMs,
+    d1_round_trips: ctx.meter.count,
+    credential: ctx.actor ? ctx.actor.via : null,
+  });
+}
 
 /**
  * A malformed bookmark is refused before any route runs (so before any query), after the
@@ -135,6 +160,7 @@ const ROUTERS = [
   settingsRouter,
   quickTasksRouter,
   changesRouter,
+  mcpRouter,
 ];
 
 function mountRouters(app: App): void {
@@ -147,12 +173,14 @@ function answerErrors(app: App): void {
     const allowed = findAllowedMethods(app.routes, c.req.path);
     if (allowed.length > 0) {
       c.header("Allow", allowed.join(", "));
-      return c.json<ErrorBody>(
+      return answerBody(
+        c,
         { error: `Method ${c.req.method} not allowed`, code: "method_not_allowed", details: { allowed } },
         405,
       );
     }
-    return c.json<ErrorBody>(
+    return answerBody(
+      c,
       { error: "Route not found", code: "not_found", details: { method: c.req.method, path: c.req.path } },
       404,
     );
@@ -160,18 +188,23 @@ function answerErrors(app: App): void {
   app.onError(answerError);
 }
 
-/** Whatever a route throws becomes the error envelope `{error, code, details?}`. */
+/** The error envelope `{error, code, details?, request_id}`: every refusal and failure is answered by it. */
+function answerBody(c: Context<AppEnv>, refusal: Refusal, status: ContentfulStatusCode): Response {
+  return c.json<ErrorBody>({ ...refusal, request_id: c.get("ctx")?.requestId ?? "" }, status);
+}
+
+/** Whatever a route throws becomes the error envelope. */
 const answerError: ErrorHandler<AppEnv> = (thrown, c) => {
-  // A refusal raised beneath the query builder (auth/key-liveness.ts) arrives wrapped as the
-  // failed query's cause.
-  const error = thrown.cause instanceof ApiError ? thrown.cause : thrown;
-  if (error instanceof ApiError) return answerRefusal(c, error);
-  if (error instanceof HTTPException && error.status < 500) {
+  const refusal = refusalIn(thrown);
+  if (refusal) return answerRefusal(c, refusal);
+  if (thrown instanceof HTTPException && thrown.status < 500) {
     // Hono's own refusals, such as malformed JSON in a request body.
-    const message = error.message || "Invalid request";
-    return c.json<ErrorBody>({ error: message, code: codeForHonoStatus(error.status, message) }, error.status);
+    const message = thrown.message || "Invalid request";
+    return answerBody(c, { error: message, code: codeForStatus(thrown.status, message) }, thrown.status);
   }
-  return answerFailure(c, error);
+  const failure = failureAnswer(thrown);
+  if (failure.log) logFailure(c.get("ctx"), { method: c.req.method, path: c.req.path, ...failure.log });
+  return answerBody(c, failure.body, failure.status);
 };
 
 /** A refusal the code decided on, with the headers its status calls for. */
@@ -183,54 +216,6 @@ function answerRefusal(c: Context<AppEnv>, error: ApiError): Response {
   if (typeof retryAfter === "number" && typeof policy === "string") {
     c.header(RATE_LIMIT_HEADER, refusedItem(policy, retryAfter), { append: true });
   }
-  return c.json(error.body, error.status);
-}
-
-/** The code for a status of Hono's own refusals (malformed JSON, a wrong Content-Type, ...). */
-function codeForHonoStatus(status: number, message: string): ErrorCode {
-  if (status === 400) return /json/i.test(message) ? "malformed_json" : "validation_failed";
-  const code = (Object.keys(ERROR_CODES) as ErrorCode[]).find((candidate) => ERROR_CODES[candidate].status === status);
-  return code ?? "validation_failed";
-}
-
-/** What no code refused: a conflict the database caught, a missing migration, a third party, or a bug. */
-function answerFailure(c: Context<AppEnv>, error: Error): Response {
-  if (/UNIQUE constraint failed/.test(error.message)) {
-    // A uniqueness the database enforces and a check before the write missed (a race, or old data).
-    return c.json<ErrorBody>({ error: "Conflicts with an existing record", code: "conflict" }, 409);
-  }
-  const missingTable = missingTableOf(error);
-  if (missingTable) {
-    // A feature whose migration has not been applied to this database (`wrangler d1 migrations apply`).
-    logError(c, { path: c.req.path, missing_table: missingTable });
-    return c.json<ErrorBody>(
-      {
-        error: "This feature is not available yet: its database migration has not been applied",
-        code: "unavailable",
-        details: { table: missingTable },
-      },
-      503,
-    );
-  }
-  if (error instanceof OutboundError) {
-    // Its message names the service and what happened, never a URL, key or third-party body.
-    logError(c, { path: c.req.path, error: error.message });
-    return c.json<ErrorBody>({ error: error.message, code: "upstream_failed" }, 500);
-  }
-  logError(c, { method: c.req.method, path: c.req.path, error: error.stack ?? error.message });
-  return c.json<ErrorBody>({ error: "Internal server error", code: "internal" }, 500);
-}
-
-/** The table a D1 error (or the query error wrapping it) says does not exist. */
-function missingTableOf(error: unknown): string | undefined {
-  for (let current = error; current instanceof Error; current = current.cause) {
-    const table = /no such table: ([\w.]+)/.exec(current.message)?.[1];
-    if (table) return table;
-  }
-  return undefined;
-}
-
-/** One JSON line with the request id, for the operator. */
-function logError(c: Context<AppEnv>, fields: Record<string, unknown>): void {
-  console.error(JSON.stringify({ level: "error", request_id: c.get("ctx")?.requestId, ...fields }));
+  for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
+  return answerBody(c, error.body, error.status);
 }

@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import { backgroundContext } from "./lib/context";
+import { log } from "./lib/log";
 import { sweepExpiredChanges } from "./services/change-log/retention";
 import { sweepExpiredKeys } from "./services/idempotency/keys";
 import { sweepMediaLeftovers } from "./services/media/storage";
@@ -24,9 +25,7 @@ export default {
     const ctx = backgroundContext(env, execution, { requestId: `cron:${controller.scheduledTime}` });
     const now = Date.now();
     execution.waitUntil(
-      dispatchDueReminders(ctx, now).then((handed) =>
-        console.log(JSON.stringify({ message: "reminders dispatched", requestId: ctx.requestId, ...handed })),
-      ),
+      dispatchDueReminders(ctx, now).then((handed) => log(ctx, "info", "reminders dispatched", { ...handed })),
     );
     execution.waitUntil(retryOwedPushes(ctx, now));
     execution.waitUntil(sweepMediaLeftovers(ctx));

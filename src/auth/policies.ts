@@ -1,5 +1,5 @@
 import type { Actor } from "../lib/context";
-import { forbidden } from "../lib/errors";
+import { type ApiError, forbidden } from "../lib/errors";
 import type { ApiKeyScope } from "./scopes";
 
 // Per-action rules, apart from handlers and used by routes and services alike.
@@ -17,14 +17,19 @@ export function requireSession(actor: Actor): void {
   }
 }
 
+/** The 403 of an actor whose credential lacks `scope`, or undefined when it carries it. */
+export function missingScope(actor: Actor, scope: ApiKeyScope): ApiError | undefined {
+  if (actor.scopes.includes(scope)) return undefined;
+  return forbidden(`This API key does not have the '${scope}' scope`, {
+    required_scope: scope,
+    key_scopes: [...actor.scopes],
+  });
+}
+
 /** A 403 unless the actor's credential carries `scope`. */
 export function requireScope(actor: Actor, scope: ApiKeyScope): void {
-  if (!actor.scopes.includes(scope)) {
-    throw forbidden(`This API key does not have the '${scope}' scope`, {
-      required_scope: scope,
-      key_scopes: [...actor.scopes],
-    });
-  }
+  const refusal = missingScope(actor, scope);
+  if (refusal) throw refusal;
 }
 
 /** Only the author of `record` may change it (comments, mentions). */

@@ -183,12 +183,13 @@ export const invoiceOutcomes = sqliteTable(
  *   `blocks_search` (keyed by `seq`) over the text of `blocks_search_source`: 0001_blocks_search.
  * - `blocks_mentions_*` (insert, update of content) replace the block's `origin = 'content'`
  *   `mentions` with those of `block_mentions_source`: 0008_mentions_from_content.
+ * - `blocks_version_update` (update leaving `version` as it was) increments `version`: 0020_block_versions.
  * - `row_values_row_*` (insert, update of database or type, of properties, of position, delete)
  *   keep a database row's entries of the row-value index `row_values` from `row_values_source`:
  *   triggers in 0012_row_values, the view redefined in 0013_row_state_index_and_option_entries.
  * - `change_events_block_*` (insert, update of what a block shows, delete) and
  *   `change_events_schema_update` (update of `schema_version`) log the change in `change_events`:
- *   0020_change_log.
+ *   0021_change_log.
  */
 export const blocks = sqliteTable(
   "blocks",
@@ -214,6 +215,12 @@ export const blocks = sqliteTable(
      * against a schema apply only while its version holds (see services/databases).
      */
     schemaVersion: integer("schema_version").notNull().default(0),
+    /**
+     * Incremented by every write of the block: the validator of its entity tag (RFC 9110 §8.8.3;
+     * lib/entity-tags.ts). Writes that answer the block bump it themselves; the trigger
+     * `blocks_version_update` bumps it after any other (0020_block_versions).
+     */
+    version: integer("version").notNull().default(0),
     /**
      * The default order of a database's rows: the position, unpositioned rows last (the largest
      * float). Computed by SQLite, never written; the expression is the migration's text.
@@ -318,7 +325,7 @@ export const databaseViews = sqliteTable(
  * threads); deleting a comment deletes its replies, deleting the block deletes both.
  *
  * Triggers `change_events_comment_*` (insert, update of content or resolution, delete) log each
- * change in `change_events`: 0020_change_log.
+ * change in `change_events`: 0021_change_log.
  */
 export const comments = sqliteTable(
   "comments",
@@ -677,7 +684,7 @@ export const writeContext = sqliteTable("write_context", {
 /**
  * The change log: one event per change of a block, a comment or a database's schema, written by
  * triggers on `blocks` and `comments` in the statement that makes the change, whichever path makes
- * it (migrations/0020_change_log.sql). `id` is monotonic in commit order (AUTOINCREMENT: never
+ * it (migrations/0021_change_log.sql). `id` is monotonic in commit order (AUTOINCREMENT: never
  * reused, even after the newest events are swept), the feed's cursor. Kept 30 days, swept by the
  * Cron Trigger (services/change-log/retention.ts).
  */

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { answerAsStatement, mayWrite, wrapD1 } from "./wrap-d1";
 
-// The change log is written by triggers (migrations/0020_change_log.sql), which cannot see the
+// The change log is written by triggers (migrations/0021_change_log.sql), which cannot see the
 // request: who makes a change reaches them through the one row of `write_context`. Every write
 // batch of a request is sent as [set the row, ...the batch, delete the row]; a lone write
 // statement as that batch of three (still one round trip). D1 runs a batch as one transaction on

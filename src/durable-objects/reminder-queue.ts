@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { backgroundUserContext } from "../lib/context";
+import { log } from "../lib/log";
 import { FIRING_BATCH, fireDue } from "../services/reminders/firing";
 import type { QueuedFiring } from "../services/reminders/queue";
 
@@ -51,6 +52,11 @@ export class ReminderQueue extends DurableObject<Env> {
       )
       .toArray()
       .map((row) => ({ reminderId: row.reminder_id, occurrence: row.occurrence, fireAt: row.fire_at }));
+  }
+
+  /** Answers at once: `GET /health` calls it on an instance of its own to see the namespace answer. */
+  async ping(): Promise<true> {
+    return true;
   }
 
   /** Firings this object fired (and still remembers). */
@@ -106,17 +112,13 @@ export class ReminderQueue extends DurableObject<Env> {
         for (const firing of outcome.next) this.enqueue(firing);
         this.ctx.storage.sql.exec("DELETE FROM fired WHERE fired_at < ?", now - LEDGER_RETENTION_MS);
       });
-      console.log(
-        JSON.stringify({
-          message: "reminders fired",
-          requestId: ctx.requestId,
-          fired: outcome.fired.length,
-          obsolete: outcome.obsolete.length,
-          skipped: outcome.skipped.length,
-          retried: outcome.retry.length,
-          d1RoundTrips: ctx.meter.count,
-        }),
-      );
+      log(ctx, "info", "reminders fired", {
+        fired: outcome.fired.length,
+        obsolete: outcome.obsolete.length,
+        skipped: outcome.skipped.length,
+        retried: outcome.retry.length,
+        d1_round_trips: ctx.meter.count,
+      });
     }
     await this.armAlarm();
   }

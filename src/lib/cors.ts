@@ -6,8 +6,9 @@ import { RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from "./rate-limit-fields
 /**
  * Response headers a browser's script may read (Fetch standard, CORS-safelisted response headers
  * aside): listings' paging, the request id, the read-replica bookmark, the quota fields and
- * `Retry-After`, a creation's `Location`, and the validators and replay marker of conditional and
- * idempotent writes (`ETag`, `Idempotent-Replayed`).
+ * `Retry-After`, a creation's `Location`, the validators and replay marker of conditional and
+ * idempotent writes (`ETag`, `Idempotent-Replayed`), and which bytes a media download's 206 or 416
+ * holds (`Content-Range`, `Accept-Ranges`: RFC 9110 §14.3, §14.4).
  */
 export const EXPOSED_HEADERS = [
   ...PAGINATION_HEADER_NAMES,
@@ -20,6 +21,8 @@ export const EXPOSED_HEADERS = [
   "Location",
   "ETag",
   "Idempotent-Replayed",
+  "Content-Range",
+  "Accept-Ranges",
 ];
 
 /**

@@ -12,6 +12,10 @@ export const ERROR_CODES = {
   forbidden: { status: 403, description: "Authenticated, but this action is not allowed to the caller" },
   not_found: { status: 404, description: "No such object, or not visible to the caller" },
   method_not_allowed: { status: 405, description: "The path exists, the method does not (see `Allow`)" },
+  not_acceptable: {
+    status: 406,
+    description: "The request's Accept header names no media type this operation answers with",
+  },
   conflict: { status: 409, description: "Conflicts with the current state (a taken id or name, a concurrent change)" },
   idempotency_in_progress: {
     status: 409,
@@ -26,8 +30,18 @@ export const ERROR_CODES = {
     description:
       "The cursor points before the oldest change still kept (the change log keeps 30 days): read again from the start",
   },
+  precondition_failed: {
+    status: 412,
+    description:
+      "An If-Match or If-None-Match precondition did not hold (RFC 9110 §13.1, §15.5.13): nothing was written; `details.etag` and `ETag` carry the current entity tag (none for a resource that has no entity tag, where `If-Match` can list none of its versions)",
+  },
   payload_too_large: { status: 413, description: "The body is larger than this route accepts" },
   unsupported_media_type: { status: 415, description: "The body's Content-Type is not one this route reads" },
+  range_not_satisfiable: {
+    status: 416,
+    description:
+      "The `Range` asked for lies outside the file (RFC 9110 §15.5.17): `Content-Range: bytes */<size>` and `details.size` give its size",
+  },
   idempotency_key_reused: {
     status: 422,
     description: "This Idempotency-Key was used with another method, path or body",
@@ -44,6 +58,15 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 const CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
+/**
+ * The code for a refusal known only by its status (Hono's own, a library's): the first code sent
+ * with that status; a 400 whose message speaks of JSON is `malformed_json`.
+ */
+export function codeForStatus(status: number, message = ""): ErrorCode {
+  if (status === 400) return /json/i.test(message) ? "malformed_json" : "validation_failed";
+  return CODE_NAMES.find((code) => ERROR_CODES[code].status === status) ?? "validation_failed";
+}
+
 /** The one error body of the API: `{error, code, details?}`. */
 export const ErrorSchema = z
   .object({
@@ -56,10 +79,16 @@ export const ErrorSchema = z
       .record(z.string(), z.unknown())
       .optional()
       .openapi({ description: "Where and why, when there is more to say", example: { id: "3f1c9b7e" } }),
+    request_id: z.string().openapi({
+      description: "The id of the request (as its `X-Request-Id`): quote it when reporting a problem",
+      example: "0d4c2c6e-6f1a-4b7e-9c3d-2a5b8e1f4c70",
+    }),
   })
   .openapi("Error");
 
 export type ErrorBody = z.infer<typeof ErrorSchema>;
+/** An error body as the code decides it; the request's id is added to every answer (app.ts). */
+export type Refusal = Omit<ErrorBody, "request_id">;
 
 /**
  * Thrown anywhere in a request; `onError` turns it into the error envelope.
@@ -72,13 +101,15 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** Response headers the refusal's status calls for (`ETag` with a 412, `Content-Range` with a 416). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = "ApiError";
     this.status = ERROR_CODES[code].status;
   }
 
-  get body(): ErrorBody {
+  get body(): Refusal {
     return this.details
       ? { error: this.message, code: this.code, details: this.details }
       : { error: this.message, code: this.code };

@@ -4,8 +4,9 @@ import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
-import { type ErrorBody, ErrorSchema, payloadTooLarge, tooManyRequests } from "../lib/errors";
+import { ErrorSchema, payloadTooLarge, type Refusal, tooManyRequests } from "../lib/errors";
 import { POLICY_NAMES } from "../lib/rate-limit-fields";
+import { declareEntityTags, declareNoEntityTag, type EntityTagRole, noEntityTagToMatch } from "./entity-tags";
 import { QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
 import { idempotencyKeyHeader, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
 import { checkedLocation, locationHeader, locationOfCreated } from "./location";
@@ -15,10 +16,17 @@ import { validationHook } from "./validation";
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** An error response of the contract; `example`, when given, is a body it may carry. */
-export const errorResponse = (description: string, example?: ErrorBody) => ({
+export const errorResponse = (description: string, example?: Refusal) => ({
   description,
-  content: { "application/json": { schema: ErrorSchema, ...(example ? { example } : {}) } },
+  content: {
+    "application/json": {
+      schema: ErrorSchema,
+      ...(example ? { example: { ...example, request_id: ERROR_EXAMPLE_REQUEST_ID } } : {}),
+    },
+  },
 });
+
+const ERROR_EXAMPLE_REQUEST_ID = "0d4c2c6e-6f1a-4b7e-9c3d-2a5b8e1f4c70";
 
 /**
  * A 429 with its `Retry-After` and RateLimit item, for a route that refuses beyond a limit of its own
@@ -75,6 +83,18 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
    * never gets it again, as it is never stored (see openapi/idempotency.ts).
    */
   secretResponse?: true;
+  /**
+   * Validators and preconditions of a single resource (RFC 9110): declares ETag, If-Match, If-None-Match, 304, 412.
+   * A write without it (or a `create`) has no tag to match: a listed `If-Match` is a 412 before it runs.
+   */
+  entityTag?: EntityTagRole;
+  /**
+   * `false`: this write takes no `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header), for a
+   * protocol that carries its own request ids and retry rules in the body: JSON-RPC over MCP
+   * (routes/mcp), whose one POST path carries reads and writes alike. Every other write of a user
+   * takes one.
+   */
+  idempotencyKey?: false;
 };
 
 type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedAppEnv : AppEnv;
@@ -87,7 +107,7 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  */
 export type DefinedRoute<R extends RouteSpec> = Omit<
   R,
-  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse"
+  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse" | "entityTag" | "idempotencyKey"
 > & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
@@ -99,11 +119,22 @@ const hasBody = (spec: RouteSpec) => spec.request?.body !== undefined;
 const hasOptionalBody = (spec: RouteSpec) => hasBody(spec) && spec.request?.body?.required !== true;
 const hasInput = (spec: RouteSpec) =>
   hasBody(spec) || spec.request?.params !== undefined || spec.request?.query !== undefined;
-/** A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes): it takes an `Idempotency-Key`. */
+/**
+ * A write of a user (POST, PUT, PATCH, DELETE of `user` and `session` routes) takes an `Idempotency-Key`,
+ * unless it opts out (`idempotencyKey: false`).
+ */
 const takesIdempotencyKey = (spec: RouteSpec) =>
-  (spec.access === "user" || spec.access === "session") && ["post", "put", "patch", "delete"].includes(spec.method);
+  spec.idempotencyKey !== false &&
+  (spec.access === "user" || spec.access === "session") &&
+  ["post", "put", "patch", "delete"].includes(spec.method);
 
 const isAuthenticated = (spec: RouteSpec) => spec.access === "user" || spec.access === "session";
+/**
+ * A write of a user to something with no entity tag: no `entityTag`, or a creation (its target is
+ * the collection it adds to). `If-Match` naming tags can never hold there (openapi/entity-tags.ts).
+ */
+const writesWithoutEntityTag = (spec: RouteSpec) =>
+  takesIdempotencyKey(spec) && (spec.entityTag === undefined || spec.entityTag === "create");
 
 /** Which limits a route's 429 comes from: its credential's quota, its own limit, or both. */
 function refusalDescription(spec: RouteSpec): string {
@@ -259,10 +290,24 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
  * `security`, its standard error responses and the middleware that enforces
  * it (so a route cannot be documented one way and guarded another), its
  * rate limit, its body limit and a 201's `Location`. Authentication (which
- * counts the credential's quota) runs before any input is validated.
+ * counts the credential's quota) runs before any input is validated. A write of
+ * something with no entity tag answers a listed `If-Match` with 412.
  */
 export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
-  const { access, bodyLimit: limit, rateLimit, scope: _scope, location, secretResponse, ...config } = spec;
+  const {
+    access,
+    bodyLimit: limit,
+    rateLimit,
+    scope: _scope,
+    location,
+    secretResponse,
+    entityTag,
+    idempotencyKey: _idempotencyKey,
+    ...route
+  } = spec;
+  const tagged = entityTag ? declareEntityTags(route, entityTag, errorResponse) : route;
+  const tagless = writesWithoutEntityTag(spec);
+  const config = tagless ? declareNoEntityTag(tagged, errorResponse) : tagged;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
@@ -283,13 +328,16 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
     );
     if (hasOptionalBody(spec)) middleware.push(emptyBodyIsNoBody);
   }
-  const responses = withResponseHeaders(spec, { ...standardErrors(spec), ...config.responses });
+  const declared = { ...standardErrors(spec), ...config.responses };
+  const responses = withResponseHeaders(spec, declared);
   if (!takesIdempotencyKey(spec)) {
     return createRoute({ ...config, security: SECURITY[access], responses, middleware }) as unknown as DefinedRoute<R>;
   }
   // After the body limit: the key's fingerprint reads the body.
   const keepResponses = secretResponse !== true;
   middleware.push(idempotencyKeys({ keepResponses }) as MiddlewareHandler);
+  // Inside the key's scope, as a handler's own 412 is: a refusal that wrote nothing frees the key.
+  if (tagless) middleware.push(noEntityTagToMatch);
   const keyHeader = idempotencyKeyHeader(keepResponses);
   const headers = config.request?.headers;
   return createRoute({
@@ -299,7 +347,8 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
       headers: headers instanceof z.ZodObject ? headers.extend(keyHeader.shape) : keyHeader,
     },
     security: SECURITY[access],
-    responses: withIdempotencyResponses(responses, ErrorSchema) as typeof responses,
+    // The key's own answers (409, 422) carry the quota fields like every other answer.
+    responses: withResponseHeaders(spec, withIdempotencyResponses(declared, ErrorSchema) as ResponsesConfig),
     middleware,
   }) as unknown as DefinedRoute<R>;
 }

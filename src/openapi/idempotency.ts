@@ -4,6 +4,7 @@ import type { AuthenticatedAppEnv } from "../auth/access";
 import { createDatabase } from "../db/client";
 import type { UserContext } from "../lib/context";
 import { ApiError } from "../lib/errors";
+import { describeError, log } from "../lib/log";
 import { PAGINATION_HEADER_NAMES } from "../lib/pagination";
 import { type CommitState, markingCommits } from "../services/idempotency/commit-marker";
 import {
@@ -147,22 +148,28 @@ async function keptBody(body: ReadableStream<Uint8Array> | null): Promise<string
 
 /** Logs a failure to record or release a key: the response still goes out, the key stays held. */
 function logKeyFailure(ctx: UserContext, step: string, error: unknown): void {
-  console.error(
-    JSON.stringify({
-      level: "error",
-      request_id: ctx.requestId,
-      message: `idempotency key not ${step}`,
-      error: error instanceof Error ? error.message : String(error),
-    }),
-  );
+  log(ctx, "error", `idempotency key not ${step}`, { error: describeError(error) });
 }
 
 /**
+ * Gives up the key of an attempt whose writes did not land (releaseKey): true when it is gone, or
+ * when giving it up failed (logged; the lock lapses by itself); false when a failed batch had
+ * committed after all, and the answer is to be recorded.
+ */
+const released = (ctx: UserContext, attempt: KeyAttempt, writes: CommitState): Promise<boolean> =>
+  releaseKey(ctx, attempt, writes.failed).catch((error) => {
+    logKeyFailure(ctx, "released", error);
+    return true;
+  });
+
+/**
  * Settles the key after the request ran. Recorded (and replayed from then on): any 2xx, and any
- * response of a request whose write landed, or may have (a write batch that failed). Released: a
- * failure that changed nothing (a validation error, a 404...), so that a corrected retry runs, as
- * the draft asks clients to correct a request before retrying it. A stream is marked committed at
- * once (it is never run again) and recorded when it ends, from a copy of what the client is sent.
+ * response of a request whose write landed. Released: a failure whose writes did not commit (a
+ * validation error, a 404, a write batch D1 refused and undid...), so that a corrected retry runs,
+ * as the draft asks clients to correct a request before retrying it; whether a failed batch
+ * committed is read from the key's own row, which that batch's marker would have set. A stream is
+ * marked committed at once (it is never run again) and recorded when it ends, from a copy of what
+ * the client is sent.
  */
 async function settle(
   c: Context,
@@ -172,10 +179,9 @@ async function settle(
   keepResponses: boolean,
 ): Promise<void> {
   const response = c.res;
-  const mayHaveWritten = writes.landed || writes.failed;
-  if (!mayHaveWritten && !response.ok) {
-    await releaseKey(ctx, attempt).catch((error) => logKeyFailure(ctx, "released", error));
-    return;
+  if (!writes.landed && !response.ok) {
+    // Held (not released) only when a failed batch committed after all: then the answer is recorded.
+    if (await released(ctx, attempt, writes)) return;
   }
   const status = response.status;
   const headers = replayedHeaders(response);
@@ -191,10 +197,11 @@ async function settle(
     return;
   }
   const body = keepResponses ? await keptBody(response.clone().body) : null;
-  // A response too large to keep, of a request that changed nothing, can simply be asked for again.
-  const release = body === null && !mayHaveWritten;
-  const settled = release ? releaseKey(ctx, attempt) : recordResponse(ctx, attempt, { status, headers, body });
-  await settled.catch((error) => logKeyFailure(ctx, release ? "released" : "recorded", error));
+  // A response too large to keep, of a request whose writes did not commit, can simply be asked for again.
+  if (body === null && !writes.landed) {
+    if (await released(ctx, attempt, writes)) return;
+  }
+  await recordResponse(ctx, attempt, { status, headers, body }).catch((error) => logKeyFailure(ctx, "recorded", error));
 }
 
 /**
@@ -244,13 +251,16 @@ export const idempotencyKeyHeader = (keepResponses: boolean) =>
 
 const replayedHeader = {
   [IDEMPOTENT_REPLAYED_HEADER]: {
-    schema: { type: "string" as const, enum: ["true"] },
-    description: `Present (\`true\`) when this is the stored response of an earlier request with the same ${IDEMPOTENCY_KEY_HEADER} (${DRAFT}); nothing was written by this one`,
+    schema: { type: "string" as const, enum: ["true"], example: "true" },
+    description: `Present (\`true\`) when this is the stored response of an earlier request with the same ${IDEMPOTENCY_KEY_HEADER} (${DRAFT}); nothing was written by this one. Stored are every 2xx and any other answer of a request whose write landed (or may have: a write that failed), so an error replayed carries it too`,
   },
 };
 
 const retryAfterHeader = {
-  "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait before retrying with the key" },
+  "Retry-After": {
+    schema: { type: "integer" as const, example: IN_PROGRESS_RETRY_AFTER_SECONDS },
+    description: "Seconds to wait before retrying with the key (RFC 9110 §10.2.3)",
+  },
 };
 
 const errorContent = (errorSchema: z.ZodType, code: string, error: string, details: Record<string, unknown>) => ({
@@ -260,20 +270,21 @@ const errorContent = (errorSchema: z.ZodType, code: string, error: string, detai
 type Responses = Record<string, object | undefined>;
 
 /**
- * The answers idempotency adds to a write operation: `Idempotent-Replayed` on each 2xx, the 409s
- * (beside any 409 of the operation's own) and the 422 of a reused key.
+ * The answers idempotency adds to a write operation: `Idempotent-Replayed` on each answer of the
+ * operation's own (a 2xx, or an error of a request whose write landed, is replayed with it), the
+ * 409s (beside any 409 of the operation's own) and the 422 of a reused key.
  */
 export function withIdempotencyResponses(responses: Responses, errorSchema: z.ZodType): Responses {
   const result: Responses = {};
   for (const [status, response] of Object.entries(responses)) {
-    result[status] =
-      response && /^2\d\d$/.test(status)
-        ? { ...response, headers: { ...((response as { headers?: object }).headers ?? {}), ...replayedHeader } }
-        : response;
+    result[status] = response && {
+      ...response,
+      headers: { ...((response as { headers?: object }).headers ?? {}), ...replayedHeader },
+    };
   }
   const ownOf = (status: number) => (responses[status] as { description?: string } | undefined)?.description;
   const malformedKey = `a malformed \`${IDEMPOTENCY_KEY_HEADER}\` (\`code\` validation_failed, \`details.header\`)`;
-  const own400 = responses[400] as object | undefined;
+  const own400 = result[400] as object | undefined;
   result[400] = own400
     ? { ...own400, description: `${ownOf(400)}; or ${malformedKey}` }
     : {
@@ -284,7 +295,8 @@ export function withIdempotencyResponses(responses: Responses, errorSchema: z.Zo
   const inProgressText = `A request with the same ${IDEMPOTENCY_KEY_HEADER} is still being processed (\`code\` idempotency_in_progress, with \`Retry-After\`; ${DRAFT}), or it ran and its response is not kept to replay (\`code\` idempotency_replay_unavailable: a write that landed is never run again)`;
   result[409] = {
     description: own ? `${own}. Or: ${inProgressText}` : inProgressText,
-    headers: retryAfterHeader,
+    // The operation's own 409 may be a replayed answer; the key's own never is.
+    headers: own ? { ...retryAfterHeader, ...replayedHeader } : retryAfterHeader,
     content: errorContent(
       errorSchema,
       "idempotency_in_progress",

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { log } from "../lib/log";
 
 // `Location` of a 201 (RFC 9110 §15.3.2: a 201 identifies the resource it created by Location;
 // §10.2.2: a URI reference, resolved against the request's URL). Sent as an absolute path: the
@@ -83,6 +84,6 @@ export function locationOfCreated(location: string): MiddlewareHandler {
       c.res.headers.set("Location", url);
       return;
     }
-    console.error(JSON.stringify({ level: "error", path: c.req.path, error: "Location not set", missing }));
+    log(c.get("ctx"), "error", "Location not set", { path: c.req.path, missing });
   };
 }

@@ -4,7 +4,7 @@ import { CommentSchema } from "./comments";
 import { DatabaseSchemaSchema } from "./databases";
 
 // The change log as clients read it: events of the feed (GET /api/v1/changes) and versions of a
-// block's history (GET /api/v1/blocks/{id}/history). Written by triggers (migrations/0020_change_log.sql).
+// block's history (GET /api/v1/blocks/{id}/history). Written by triggers (migrations/0021_change_log.sql).
 
 const EXAMPLE_USER = "0b9d6c1e-7a52-4a8e-9f0d-2b1f5c3e4a6d";
 const EXAMPLE_TIME = "2026-11-23T09:30:00.000Z";

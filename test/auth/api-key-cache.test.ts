@@ -44,7 +44,11 @@ describe("API-key lookups are remembered per isolate", () => {
 
     const refused = await api("/api/v1/blocks", { auth: user });
     expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ error: "This API key has been revoked or has expired", code: "unauthorized" });
+    expect(refused.body).toEqual({
+      error: "This API key has been revoked or has expired",
+      code: "unauthorized",
+      request_id: expect.any(String),
+    });
     expect(authSource(refused.headers)).toBe("api key from cache");
   });
 

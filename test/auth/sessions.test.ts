@@ -27,7 +27,11 @@ describe("app-session bearer tokens (HS256 JWT)", () => {
     for (const token of [expired, forged, anonymous, "not.a.jwt"]) {
       const res = await api("/api/v1/blocks", { auth: token });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: "Invalid or expired session token", code: "unauthorized" });
+      expect(res.body).toEqual({
+        error: "Invalid or expired session token",
+        code: "unauthorized",
+        request_id: expect.any(String),
+      });
     }
   });
 });

@@ -264,7 +264,7 @@ export async function exchange(
   return result;
 }
 
-/** Why an error response is not `{error: string, details?: object}` (plus `code` when required), or undefined. */
+/** Why an error response is not `{error: string, details?: object, request_id: string}` (plus `code` when required), or undefined. */
 function envelopeProblem(contentType: string | null, text: string, checks: Checks): string | undefined {
   if (!contentType?.includes("application/json")) return `Content-Type is ${JSON.stringify(contentType)}, not JSON`;
   let body: unknown;
@@ -283,7 +283,10 @@ function envelopeProblem(contentType: string | null, text: string, checks: Check
   if (checks.requireErrorCode && (typeof record.code !== "string" || record.code === "")) {
     return "`code` is not a non-empty string";
   }
-  const extra = Object.keys(record).filter((k) => !["error", "details", "code"].includes(k));
+  if (typeof record.request_id !== "string" || record.request_id === "") {
+    return "`request_id` is not a non-empty string";
+  }
+  const extra = Object.keys(record).filter((k) => !["error", "details", "code", "request_id"].includes(k));
   if (extra.length > 0) return `unexpected keys ${JSON.stringify(extra)}`;
   return undefined;
 }

@@ -110,7 +110,11 @@ describe("a third-party failure reaching the error handler", () => {
     const res = await app.request("/test-only/upstream", {}, env, createExecutionContext());
     expect(res.status).toBe(500);
     const text = await res.text();
-    expect(JSON.parse(text)).toEqual({ error: "notes tool answered with HTTP 503", code: "upstream_failed" });
+    expect(JSON.parse(text)).toEqual({
+      error: "notes tool answered with HTTP 503",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(text).not.toMatch(/secret|provider\.test/);
     expect(res.headers.get("X-Request-Id")).toBeTruthy();
   });

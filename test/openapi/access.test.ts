@@ -30,6 +30,8 @@ const OPEN_OPERATIONS = [
   "POST /api/ai/groq",
   // A signed media URL: the signature over bucket, path and expiry is the credential (`signed` access).
   "GET /media/signed",
+  // Health of the service's dependencies, for monitors.
+  "GET /health",
 ];
 
 const operations = await contractOperations();
@@ -162,6 +164,7 @@ describe("access kinds, enforced by the route's own declaration", () => {
       error: "Request body too large",
       code: "payload_too_large",
       details: { max_bytes: 64 },
+      request_id: expect.any(String),
     });
   });
 

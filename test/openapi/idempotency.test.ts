@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { issueSessionToken } from "../../src/auth/sessions";
 import { IDEMPOTENCY_KEY_TTL_MS, IDEMPOTENCY_LOCK_MS } from "../../src/services/idempotency/keys";
 import { type ApiResponse, api, createUser, type TestUser } from "../helpers/api";
 import { expectErrorBody } from "../helpers/auth-matrix";
@@ -291,5 +292,23 @@ describe("requests without an Idempotency-Key", () => {
     expect(res.status).toBe(201);
     expect(res.headers.get("Idempotent-Replayed")).toBeNull();
     expect((await keyRows(user)).results).toEqual([]);
+  });
+});
+
+describe("a key sent with a session whose user no longer exists", () => {
+  it("is a 401 (the credential names no user), never a 500, and stores nothing", async () => {
+    const ghost = `ghost-${crypto.randomUUID()}`;
+    const { token } = await issueSessionToken({ env, local: false }, ghost, new Date());
+    const res = await api(PAGES, {
+      method: "POST",
+      auth: token,
+      headers: { "Idempotency-Key": newKey() },
+      body: { title: "Nobody's" },
+    });
+    expectErrorBody(res, 401);
+    const rows = await env.DB.prepare("SELECT count(*) AS n FROM idempotency_keys WHERE user_id = ?")
+      .bind(ghost)
+      .first<{ n: number }>("n");
+    expect(rows).toBe(0);
   });
 });

@@ -272,7 +272,7 @@ describe("POST /payments/cancel-subscription", () => {
     ) {
       const res = await cancel(who.user, body);
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error, code: "upstream_failed" });
+      expect(res.body).toEqual({ error, code: "upstream_failed", request_id: expect.any(String) });
       expect(JSON.stringify(res.body)).not.toMatch(STRIPE_DETAIL);
       expect(JSON.stringify([...res.headers])).not.toMatch(STRIPE_DETAIL);
       expect(await storedSubscription(who.customer)).toEqual(before);
@@ -513,6 +513,7 @@ describe("POST /payments/cancel-subscription", () => {
       error: "Payments are not configured on this server",
       code: "unavailable",
       details: { setting: "STRIPE_SECRET_KEY" },
+      request_id: expect.any(String),
     });
     expect(stripe.requests).toHaveLength(0);
     expect(await storedSubscription(who.customer)).toEqual(before);

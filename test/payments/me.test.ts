@@ -81,6 +81,7 @@ describe("GET /api/v1/me", () => {
       error: "No account for this credential",
       code: "not_found",
       details: { user_id: ghost },
+      request_id: expect.any(String),
     });
   });
 

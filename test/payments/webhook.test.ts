@@ -24,6 +24,7 @@ const invalidSignature = (reason: string) => ({
   error: "Invalid webhook signature",
   code: "validation_failed",
   details: { header: "Stripe-Signature", reason },
+  request_id: expect.any(String),
 });
 
 /** A subscription event for a new customer, and what it should leave stored. */
@@ -171,6 +172,7 @@ describe("POST /payments/webhook: signature", () => {
       error: "Payments are not configured on this server",
       code: "unavailable",
       details: { setting: "STRIPE_WEBHOOK_SECRET" },
+      request_id: expect.any(String),
     });
     expect(await storedSubscription(customer)).toBeNull();
   });

@@ -11,6 +11,8 @@ const EXPOSED = [
   "RateLimit-Policy",
   "Retry-After",
   "Idempotent-Replayed",
+  "Content-Range",
+  "Accept-Ranges",
   "X-Request-Id",
   "X-Next-Cursor",
   "X-D1-Bookmark",

@@ -10,6 +10,7 @@ describe("error envelope", () => {
       error: "Route not found",
       code: "not_found",
       details: { method: "GET", path: "/api/v1/nothing-here" },
+      request_id: expect.any(String),
     });
   });
 
@@ -28,6 +29,7 @@ describe("error envelope", () => {
       error: "Method PUT not allowed",
       code: "method_not_allowed",
       details: { allowed: ["GET", "POST"] },
+      request_id: expect.any(String),
     });
 
     const onItem = await api("/api/v1/blocks/some-id/children", { method: "DELETE", auth: user });
@@ -38,7 +40,11 @@ describe("error envelope", () => {
   it("malformed JSON is a 400 in the envelope", async () => {
     const res = await api("/api/v1/blocks", { method: "POST", auth: await createUser(), body: '{"type": "page",' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "Malformed JSON in request body", code: "malformed_json" });
+    expect(res.body).toEqual({
+      error: "Malformed JSON in request body",
+      code: "malformed_json",
+      request_id: expect.any(String),
+    });
   });
 
   it("a body above the size limit is a 413 and nothing is stored", async () => {
@@ -50,6 +56,7 @@ describe("error envelope", () => {
       error: "Request body too large",
       code: "payload_too_large",
       details: { max_bytes: MAX_BODY_BYTES },
+      request_id: expect.any(String),
     });
     const list = await api<unknown[]>("/api/v1/blocks", { auth: user });
     expect(list.body).toEqual([]);
@@ -59,7 +66,7 @@ describe("error envelope", () => {
     const res = await api("/api/v1/blocks", { auth: "sr_0123456789abcdefghijklmnopqrstuvwxyzABCDEF" });
     expect(res.status).toBe(401);
     expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
-    expect(res.body).toEqual({ error: "Invalid API key", code: "unauthorized" });
+    expect(res.body).toEqual({ error: "Invalid API key", code: "unauthorized", request_id: expect.any(String) });
   });
 });
 

@@ -11,8 +11,8 @@ import { createPage } from "../helpers/pages";
 import { reminderBody, reminderTarget } from "../helpers/reminders";
 
 // Every 201 carries Location (RFC 9110 §15.3.2), an absolute path (§10.2.2) to where the new
-// resource is read: one case per creating operation of the contract, and the list of cases is the
-// contract's list of operations answering 201.
+// resource is read, and the ETag a read of it answers: one case per creating operation of the
+// contract, and the list of cases is the contract's list of operations answering 201.
 
 interface Created {
   /** What the contract names the operation: `METHOD /path`. */
@@ -209,5 +209,10 @@ describe("Location on every 201", () => {
     const read = await api<Record<string, unknown>>(location ?? "", { auth: user });
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     if (!Array.isArray(read.body) && "id" in res.body) expect(read.body.id).toBe(res.body.id);
+    // A 201's validators are the new resource's (§15.3.2): its ETag is the one a read of the Location
+    // answers, and the contract declares it where it is sent.
+    expect(res.headers.get("ETag"), "ETag").toBe(read.headers.get("ETag"));
+    const declared = creating.find(({ name }) => name === created.operation)?.operation.responses["201"]?.headers;
+    expect(declared?.ETag !== undefined, "ETag declared").toBe(res.headers.has("ETag"));
   });
 });

@@ -152,6 +152,7 @@ describe("a credential past its quota (a binding of three a minute)", () => {
       error: `Too many requests with this credential: at most 3 every ${WINDOW} s`,
       code: "rate_limited",
       details: { policy: "default", retry_after_seconds: retryAfter },
+      request_id: expect.any(String),
     });
     // The key was remembered by the first answers: a refusal costs no D1 round trip.
     expect(refused.headers.get("Server-Timing")).toContain('d1;desc="0 round trips"');

@@ -1,9 +1,13 @@
+import type { Context } from "hono";
+import type { AuthenticatedAppEnv } from "../../auth/access";
 import { badRequest } from "../../lib/errors";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import { eitherSpelling } from "../../lib/snake-or-camel";
 import type { Handler } from "../../openapi/define-route";
+import { answerTagged, preconditionsOf } from "../../openapi/entity-tags";
 import { createTypedBlock, duplicateTypedBlock, updateTypedBlock } from "../../services/block-writes/writes";
-import { deleteBlock, updateBlock } from "../../services/blocks/commands";
+import { deleteBlock, type UpdateBlockInput, updateBlock } from "../../services/blocks/commands";
+import { expectBlock } from "../../services/blocks/presenter";
 import {
   getActiveBlock,
   getHierarchy,
@@ -43,31 +47,34 @@ export const create: Handler<typeof routes.create> = async (c) => {
     content: body.content,
     position: body.position,
   });
-  return c.json(block, 201);
+  return answerTagged(c, block, 201);
 };
 
 export const get: Handler<typeof routes.get> = async (c) => {
-  return c.json(await getActiveBlock(c.var.ctx, c.req.valid("param").id), 200);
+  return answerTagged(c, await getActiveBlock(c.var.ctx, c.req.valid("param").id), 200);
 };
 
 export const update: Handler<typeof routes.update> = async (c) => {
   const body = c.req.valid("json");
-  const { block } = await updateTypedBlock(c.var.ctx, c.req.valid("param").id, {
+  const { id } = c.req.valid("param");
+  const change = {
     type: body.type,
-    databaseId: eitherSpelling(body, "database_id", "databaseId"),
+    databaseId: eitherSpelling<string | null>(body, "database_id", "databaseId"),
     properties: body.properties,
     content: body.content,
-    parentId: eitherSpelling(body, "parent_id", "parentId"),
-    teamspaceId: eitherSpelling(body, "teamspace_id", "teamspaceId"),
+    parentId: eitherSpelling<string | null>(body, "parent_id", "parentId"),
+    teamspaceId: eitherSpelling<string | null>(body, "teamspace_id", "teamspaceId"),
     position: body.position,
     archived: body.archived,
     inTrash: body.in_trash,
-  });
-  return c.json(block, 200);
+  };
+  const { block } = await updateTypedBlock(c.var.ctx, id, change, undefined, expectBlock(id, preconditionsOf(c)));
+  return answerTagged(c, block, 200);
 };
 
 export const remove: Handler<typeof routes.remove> = async (c) => {
-  const deletedCount = await deleteBlock(c.var.ctx, c.req.valid("param").id);
+  const { id } = c.req.valid("param");
+  const deletedCount = await deleteBlock(c.var.ctx, id, expectBlock(id, preconditionsOf(c)));
   return c.json({ success: true, message: "Block permanently deleted", deleted_count: deletedCount }, 200);
 };
 
@@ -87,30 +94,34 @@ export const duplicate: Handler<typeof routes.duplicate> = async (c) => {
   const { block } = await duplicateTypedBlock(c.var.ctx, c.req.valid("param").id, {
     includeChildren: body.include_children ?? true,
   });
-  return c.json(block, 201);
+  return answerTagged(c, block, 201);
 };
 
 export const convert: Handler<typeof routes.convert> = async (c) => {
   const body = c.req.valid("json");
-  const { block } = await updateTypedBlock(c.var.ctx, c.req.valid("param").id, {
-    type: body.type,
-    properties: body.properties,
-  });
-  return c.json(block, 200);
+  const { id } = c.req.valid("param");
+  const change = { type: body.type, properties: body.properties };
+  const { block } = await updateTypedBlock(c.var.ctx, id, change, undefined, expectBlock(id, preconditionsOf(c)));
+  return answerTagged(c, block, 200);
 };
+
+/** A block command (archive, trash, restore, move): one conditional update, answered with the block and its new tag. */
+async function command(c: Context<AuthenticatedAppEnv>, id: string, change: UpdateBlockInput) {
+  return updateBlock(c.var.ctx, id, change, { expected: expectBlock(id, preconditionsOf(c)) });
+}
 
 export const archive: Handler<typeof routes.archive> = async (c) => {
   const archived = c.req.valid("json")?.archived ?? true;
-  return c.json(await updateBlock(c.var.ctx, c.req.valid("param").id, { archived }), 200);
+  return answerTagged(c, await command(c, c.req.valid("param").id, { archived }), 200);
 };
 
 export const trash: Handler<typeof routes.trash> = async (c) => {
-  return c.json(await updateBlock(c.var.ctx, c.req.valid("param").id, { inTrash: true }), 200);
+  return answerTagged(c, await command(c, c.req.valid("param").id, { inTrash: true }), 200);
 };
 
 export const restore: Handler<typeof routes.restore> = async (c) => {
-  const block = await updateBlock(c.var.ctx, c.req.valid("param").id, { inTrash: false, archived: false });
-  return c.json(block, 200);
+  const block = await command(c, c.req.valid("param").id, { inTrash: false, archived: false });
+  return answerTagged(c, block, 200);
 };
 
 export const move: Handler<typeof routes.move> = async (c) => {
@@ -122,10 +133,6 @@ export const move: Handler<typeof routes.move> = async (c) => {
       fields: ["parent_id", "teamspace_id", "position"],
     });
   }
-  const block = await updateBlock(c.var.ctx, c.req.valid("param").id, {
-    parentId,
-    teamspaceId,
-    position: body.position,
-  });
-  return c.json(block, 200);
+  const block = await command(c, c.req.valid("param").id, { parentId, teamspaceId, position: body.position });
+  return answerTagged(c, block, 200);
 };

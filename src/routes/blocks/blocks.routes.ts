@@ -41,6 +41,7 @@ export const list = defineRoute({
 
 const createSpec = {
   operationId: "createBlock",
+  entityTag: "create" as const,
   method: "post" as const,
   path: base,
   tags,
@@ -70,6 +71,7 @@ export const createUnversioned = defineRoute({
 
 export const get = defineRoute({
   operationId: "getBlock",
+  entityTag: "read",
   method: "get",
   path: `${base}/{id}`,
   tags,
@@ -83,6 +85,7 @@ export const get = defineRoute({
 
 export const update = defineRoute({
   operationId: "updateBlock",
+  entityTag: "write",
   method: "patch",
   path: `${base}/{id}`,
   tags,
@@ -96,6 +99,7 @@ export const update = defineRoute({
 
 export const remove = defineRoute({
   operationId: "deleteBlock",
+  entityTag: "remove",
   method: "delete",
   path: `${base}/{id}`,
   tags,
@@ -144,6 +148,7 @@ export const hierarchy = defineRoute({
 
 export const duplicate = defineRoute({
   operationId: "duplicateBlock",
+  entityTag: "create",
   method: "post",
   path: `${base}/{id}/duplicate`,
   tags,
@@ -158,6 +163,7 @@ export const duplicate = defineRoute({
 
 export const convert = defineRoute({
   operationId: "convertBlock",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/convert`,
   tags,
@@ -171,6 +177,7 @@ export const convert = defineRoute({
 
 export const archive = defineRoute({
   operationId: "archiveBlock",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/archive`,
   tags,
@@ -184,6 +191,7 @@ export const archive = defineRoute({
 
 export const trash = defineRoute({
   operationId: "trashBlock",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/trash`,
   tags,
@@ -196,6 +204,7 @@ export const trash = defineRoute({
 
 export const restore = defineRoute({
   operationId: "restoreBlock",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/restore`,
   tags,
@@ -208,6 +217,7 @@ export const restore = defineRoute({
 
 export const move = defineRoute({
   operationId: "moveBlock",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/move`,
   tags,

@@ -1,5 +1,6 @@
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import type { Handler } from "../../openapi/define-route";
+import { answerTagged, preconditionsOf } from "../../openapi/entity-tags";
 import { createView, deleteView, getView, listViews, updateView } from "../../services/database-views/views";
 import type * as routes from "./database-views.routes";
 
@@ -11,15 +12,17 @@ export const list: Handler<typeof routes.list> = async (c) => {
 };
 
 export const create: Handler<typeof routes.create> = async (c) =>
-  c.json(await createView(c.var.ctx, c.req.valid("param").database_id, c.req.valid("json")), 201);
+  answerTagged(c, await createView(c.var.ctx, c.req.valid("param").database_id, c.req.valid("json")), 201);
 
 export const get: Handler<typeof routes.get> = async (c) =>
-  c.json(await getView(c.var.ctx, c.req.valid("param").view_id), 200);
+  answerTagged(c, await getView(c.var.ctx, c.req.valid("param").view_id), 200);
 
-export const update: Handler<typeof routes.update> = async (c) =>
-  c.json(await updateView(c.var.ctx, c.req.valid("param").view_id, c.req.valid("json")), 200);
+export const update: Handler<typeof routes.update> = async (c) => {
+  const view = await updateView(c.var.ctx, c.req.valid("param").view_id, c.req.valid("json"), preconditionsOf(c));
+  return answerTagged(c, view, 200);
+};
 
 export const remove: Handler<typeof routes.remove> = async (c) => {
-  await deleteView(c.var.ctx, c.req.valid("param").view_id);
+  await deleteView(c.var.ctx, c.req.valid("param").view_id, preconditionsOf(c));
   return c.json({ success: true, message: "View deleted" }, 200);
 };

@@ -22,6 +22,7 @@ export const list = defineRoute({
 
 export const create = defineRoute({
   operationId: "createDatabaseView",
+  entityTag: "create",
   method: "post",
   path: "/api/database-views/{database_id}",
   tags,
@@ -36,6 +37,7 @@ export const create = defineRoute({
 
 export const get = defineRoute({
   operationId: "getDatabaseView",
+  entityTag: "read",
   method: "get",
   path: "/api/database-views/view/{view_id}",
   tags,
@@ -48,6 +50,7 @@ export const get = defineRoute({
 
 export const update = defineRoute({
   operationId: "updateDatabaseView",
+  entityTag: "write",
   method: "patch",
   path: "/api/database-views/view/{view_id}",
   tags,
@@ -61,6 +64,7 @@ export const update = defineRoute({
 
 export const remove = defineRoute({
   operationId: "deleteDatabaseView",
+  entityTag: "remove",
   method: "delete",
   path: "/api/database-views/view/{view_id}",
   tags,

@@ -1,47 +1,60 @@
-import { validationDetails } from "../../lib/errors";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import type { Handler } from "../../openapi/define-route";
-import { type BatchRowInput, createRows as createRowsInBatch } from "../../services/block-writes/rows-batch";
+import { answerTagged, preconditionsOf, tagAnswer } from "../../openapi/entity-tags";
+import { createRows as createRowsInBatch } from "../../services/block-writes/rows-batch";
 import { queryRows as runRowQuery } from "../../services/databases/row-query";
 import * as commands from "../../services/databases/schema-commands";
-import { loadDatabaseSchema } from "../../services/databases/schema-records";
+import { loadDatabaseSchema, schemaValidator } from "../../services/databases/schema-records";
 import type * as routes from "./databases.routes";
-import { BatchRowSchema } from "./databases.schemas";
+import { batchRowInputs } from "./databases.schemas";
 
 export const getSchema: Handler<typeof routes.getSchema> = async (c) => {
   const schema = await loadDatabaseSchema(c.var.ctx, c.req.valid("param").id);
-  return c.json({ database_id: schema.databaseId, legacy: schema.legacy, properties: schema.properties }, 200);
+  const body = { database_id: schema.databaseId, legacy: schema.legacy, properties: schema.properties };
+  return answerTagged(c, body, 200, schemaValidator(schema));
 };
 
+// Schema changes are held to the schema's tag (If-Match) and answer its new one.
+
 export const addProperty: Handler<typeof routes.addProperty> = async (c) => {
-  const property = await commands.addProperty(c.var.ctx, c.req.valid("param").id, c.req.valid("json"));
-  return c.json(property, 201);
+  const { id } = c.req.valid("param");
+  const { result, schema } = await commands.addProperty(c.var.ctx, id, c.req.valid("json"), preconditionsOf(c));
+  return answerTagged(c, result, 201, schema);
 };
 
 export const updateProperty: Handler<typeof routes.updateProperty> = async (c) => {
   const { id, property_id } = c.req.valid("param");
-  return c.json(await commands.updateProperty(c.var.ctx, id, property_id, c.req.valid("json")), 200);
+  const change = c.req.valid("json");
+  const { result, schema } = await commands.updateProperty(c.var.ctx, id, property_id, change, preconditionsOf(c));
+  return answerTagged(c, result, 200, schema);
 };
 
 export const removeProperty: Handler<typeof routes.removeProperty> = async (c) => {
   const { id, property_id } = c.req.valid("param");
-  await commands.removeProperty(c.var.ctx, id, property_id);
+  const { schema } = await commands.removeProperty(c.var.ctx, id, property_id, preconditionsOf(c));
+  tagAnswer(c, schema);
   return c.json({ success: true, message: "Property removed" }, 200);
 };
 
 export const addOption: Handler<typeof routes.addOption> = async (c) => {
   const { id, property_id } = c.req.valid("param");
-  return c.json(await commands.addOption(c.var.ctx, id, property_id, c.req.valid("json")), 201);
+  const option = c.req.valid("json");
+  const { result, schema } = await commands.addOption(c.var.ctx, id, property_id, option, preconditionsOf(c));
+  return answerTagged(c, result, 201, schema);
 };
 
 export const updateOption: Handler<typeof routes.updateOption> = async (c) => {
   const { id, property_id, option_id } = c.req.valid("param");
-  return c.json(await commands.updateOption(c.var.ctx, id, property_id, option_id, c.req.valid("json")), 200);
+  const change = c.req.valid("json");
+  const preconditions = preconditionsOf(c);
+  const { result, schema } = await commands.updateOption(c.var.ctx, id, property_id, option_id, change, preconditions);
+  return answerTagged(c, result, 200, schema);
 };
 
 export const removeOption: Handler<typeof routes.removeOption> = async (c) => {
   const { id, property_id, option_id } = c.req.valid("param");
-  await commands.removeOption(c.var.ctx, id, property_id, option_id);
+  const { schema } = await commands.removeOption(c.var.ctx, id, property_id, option_id, preconditionsOf(c));
+  tagAnswer(c, schema);
   return c.json({ success: true, message: "Option removed" }, 200);
 };
 
@@ -62,11 +75,6 @@ export const queryRows: Handler<typeof routes.queryRows> = async (c) => {
 export const createRows: Handler<typeof routes.createRows> = async (c) => {
   // Each row's shape is checked here rather than by the route, so that one 400 lists every
   // row at fault, whether its shape or its values are wrong (the service checks the values).
-  const rows = c.req.valid("json").rows.map((row): BatchRowInput => {
-    const parsed = BatchRowSchema.safeParse(row);
-    return parsed.success
-      ? { row: parsed.data }
-      : { problem: { error: "Invalid row", ...validationDetails(parsed.error, "row") } };
-  });
+  const rows = batchRowInputs(c.req.valid("json").rows);
   return c.json(await createRowsInBatch(c.var.ctx, c.req.valid("param").id, rows), 201);
 };

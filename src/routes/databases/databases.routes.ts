@@ -23,8 +23,13 @@ import {
 const tags = ["Databases"];
 const base = "/api/v1/databases/{id}";
 
+/** Property and option changes are writes of the database's schema (RFC 9110 §13.1.1). */
+const SCHEMA_TAG =
+  "A change of the database's schema: `If-Match` takes the `ETag` of GET /api/v1/databases/{id}/schema, and the answer's `ETag` is the schema's new one.";
+
 export const getSchema = defineRoute({
   operationId: "getDatabaseSchema",
+  entityTag: "read",
   method: "get",
   path: `${base}/schema`,
   tags,
@@ -38,78 +43,80 @@ export const getSchema = defineRoute({
 
 export const addProperty = defineRoute({
   operationId: "addDatabaseProperty",
+  entityTag: "write",
   method: "post",
   path: `${base}/properties`,
   tags,
   access: "user",
   location: "/api/v1/databases/{path.id}/properties/{id}",
   summary: "Add a property",
-  description: `Adds a property. Names are unique per database whatever their case, and may not be another property's id (409: properties are named by id or name); a database has exactly one title property and at most ${MAX_PROPERTIES} properties (409 beyond); only select, multi_select and status properties take options, at most ${MAX_OPTIONS}. Concurrent schema changes all land: each is validated against the schema as it is when it is applied.`,
+  description: `Adds a property. Names are unique per database whatever their case, and may not be another property's id (409: properties are named by id or name); a database has exactly one title property and at most ${MAX_PROPERTIES} properties (409 beyond); only select, multi_select and status properties take options, at most ${MAX_OPTIONS}. Concurrent schema changes all land: each is validated against the schema as it is when it is applied. ${SCHEMA_TAG}`,
   request: { params: DatabaseIdParams, body: jsonBody(CreatePropertyBody) },
   responses: { 201: jsonContent(PropertySchema, "The new property"), 409: ERROR_RESPONSES[409] },
 });
 
 export const updateProperty = defineRoute({
   operationId: "updateDatabaseProperty",
+  entityTag: "write",
   method: "patch",
   path: `${base}/properties/{property_id}`,
   tags,
   access: "user",
   summary: "Rename and/or retype a property (stored values are kept)",
-  description:
-    "Renames and/or retypes a property. A new name follows the rules of a new property's (409). Retyping keeps stored values (new writes follow the new type) and drops saved-view filters on the property; a date property that a calendar or timeline view is laid out by cannot be retyped to a non-date type (409). The title property cannot be retyped.",
+  description: `Renames and/or retypes a property. A new name follows the rules of a new property's (409). Retyping keeps stored values (new writes follow the new type) and drops saved-view filters on the property; a date property that a calendar or timeline view is laid out by cannot be retyped to a non-date type (409). The title property cannot be retyped. ${SCHEMA_TAG}`,
   request: { params: PropertyParams, body: jsonBody(UpdatePropertyBody) },
   responses: { 200: jsonContent(PropertySchema, "The property"), 409: ERROR_RESPONSES[409] },
 });
 
 export const removeProperty = defineRoute({
   operationId: "removeDatabaseProperty",
+  entityTag: "write",
   method: "delete",
   path: `${base}/properties/{property_id}`,
   tags,
   access: "user",
   summary: "Remove a property and its values from every row",
-  description:
-    "Removes a property, its values from every row, and its filters, sorts and visible-column entries from every saved view, in one atomic write. A property a calendar or timeline view is laid out by is a 409 naming those views; the title property cannot be removed.",
+  description: `Removes a property, its values from every row, and its filters, sorts and visible-column entries from every saved view, in one atomic write. A property a calendar or timeline view is laid out by is a 409 naming those views; the title property cannot be removed. ${SCHEMA_TAG}`,
   request: { params: PropertyParams },
   responses: { 200: jsonContent(SuccessSchema, "Removed"), 409: ERROR_RESPONSES[409] },
 });
 
 export const addOption = defineRoute({
   operationId: "addPropertyOption",
+  entityTag: "write",
   method: "post",
   path: `${base}/properties/{property_id}/options`,
   tags,
   access: "user",
   location: "/api/v1/databases/{path.id}/properties/{path.property_id}/options/{id}",
   summary: "Add an option to a select, multi_select or status property",
-  description: `Adds an option to a select, multi_select or status property. Option names are unique within the property (409, case-sensitive) and may not be another option's id (409); a property has at most ${MAX_OPTIONS} options (409 beyond). Concurrent adds all land.`,
+  description: `Adds an option to a select, multi_select or status property. Option names are unique within the property (409, case-sensitive) and may not be another option's id (409); a property has at most ${MAX_OPTIONS} options (409 beyond). Concurrent adds all land. ${SCHEMA_TAG}`,
   request: { params: PropertyParams, body: jsonBody(CreateOptionBody) },
   responses: { 201: jsonContent(SelectOptionSchema, "The new option"), 409: ERROR_RESPONSES[409] },
 });
 
 export const updateOption = defineRoute({
   operationId: "updatePropertyOption",
+  entityTag: "write",
   method: "patch",
   path: `${base}/properties/{property_id}/options/{option_id}`,
   tags,
   access: "user",
   summary: "Rename or recolour an option (rows holding it follow)",
-  description:
-    "Renames or recolours an option; rows holding it, and saved-view filters naming it, follow in the same atomic write. A new name may not be another option's name or id (409).",
+  description: `Renames or recolours an option; rows holding it, and saved-view filters naming it, follow in the same atomic write. A new name may not be another option's name or id (409). ${SCHEMA_TAG}`,
   request: { params: OptionParams, body: jsonBody(UpdateOptionBody) },
   responses: { 200: jsonContent(SelectOptionSchema, "The option"), 409: ERROR_RESPONSES[409] },
 });
 
 export const removeOption = defineRoute({
   operationId: "removePropertyOption",
+  entityTag: "write",
   method: "delete",
   path: `${base}/properties/{property_id}/options/{option_id}`,
   tags,
   access: "user",
   summary: "Remove an option (rows holding it lose that value)",
-  description:
-    "Removes an option; rows holding it lose that value and saved-view filters on it are dropped, in the same atomic write.",
+  description: `Removes an option; rows holding it lose that value and saved-view filters on it are dropped, in the same atomic write. ${SCHEMA_TAG}`,
   request: { params: OptionParams },
   responses: { 200: jsonContent(SuccessSchema, "Removed"), 409: ERROR_RESPONSES[409] },
 });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { validationDetails } from "../../lib/errors";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationBody } from "../../lib/pagination";
 import {
@@ -9,7 +10,7 @@ import {
   RowFilterSchema,
   RowSortSchema,
 } from "../../schemas/databases";
-import { MAX_BATCH_ROWS } from "../../services/block-writes/rows-batch";
+import { type BatchRowInput, MAX_BATCH_ROWS } from "../../services/block-writes/rows-batch";
 import { MAX_OPTIONS } from "../../services/databases/property-types";
 
 export const DatabaseIdParams = z.object({
@@ -126,6 +127,18 @@ export const BatchRowSchema = z
       properties: { Status: "Todo", Due: "2026-07-01" },
       content: [{ type: "paragraph", children: [{ text: "Draft the quick start." }] }],
     },
+  });
+
+/**
+ * Each row of a bulk create checked against BatchRowSchema, a row of the wrong shape kept as its
+ * problem: the service then lists every row at fault in one 400, shape and values alike.
+ */
+export const batchRowInputs = (rows: readonly unknown[]): BatchRowInput[] =>
+  rows.map((row) => {
+    const parsed = BatchRowSchema.safeParse(row);
+    return parsed.success
+      ? { row: parsed.data }
+      : { problem: { error: "Invalid row", ...validationDetails(parsed.error, "row") } };
   });
 
 export const CreateRowsBody = z

@@ -55,13 +55,14 @@ const listing = (description: string) => ({
 
 export const upload = defineRoute({
   operationId: "uploadMedia",
+  entityTag: "create",
   method: "post",
   path: `${base}/upload`,
   tags,
   access: "user",
   location: "/api/v1/media/{id}/metadata",
   summary: "Upload a file",
-  description: `Stores a file in the caller's folder (\`<user_id>/<unique name>\`) with its record. Multipart: a file part named \`file\`, optional text fields \`filename\` (stored instead of the part's own name) and \`metadata\` (a JSON object); or JSON with the file in \`content_base64\` (at most ${MAX_JSON_FILE_BYTES} bytes decoded). The content type is taken from the bytes (magic numbers; HTML, SVG and XML by their first tags) when the declared one disagrees. 400 for a missing or empty file; 413 above ${MAX_FILE_BYTES} bytes (MEDIA_MAX_UPLOAD_BYTES), refused before the body is read when it says its length. Answers the record with a signed URL valid for 1 hour.`,
+  description: `Stores a file in the caller's folder (\`<user_id>/<unique name>\`) with its record. Multipart: a file part named \`file\`, optional text fields \`filename\` (stored instead of the part's own name) and \`metadata\` (a JSON object); or JSON with the file in \`content_base64\` (at most ${MAX_JSON_FILE_BYTES} bytes decoded). The content type is taken from the bytes (magic numbers; HTML, SVG and XML by their first tags) when the declared one disagrees. 400 for a missing or empty file; 413 above ${MAX_FILE_BYTES} bytes (MEDIA_MAX_UPLOAD_BYTES), refused before the body is read when it says its length. Answers the record with a signed URL valid for 1 hour, and in \`ETag\` the tag of its metadata (\`Location\`), as GET of it answers.`,
   request: { body: uploadBody },
   bodyLimit: uploadBodyLimit(env),
   responses: {
@@ -128,6 +129,7 @@ export const urlByPath = defineRoute({
 
 export const getMetadata = defineRoute({
   operationId: "getMediaMetadata",
+  entityTag: "read",
   method: "get",
   path: `${base}/{id}/metadata`,
   tags,
@@ -140,6 +142,7 @@ export const getMetadata = defineRoute({
 
 export const patchMetadata = defineRoute({
   operationId: "updateMediaMetadata",
+  entityTag: "write",
   method: "patch",
   path: `${base}/{id}/metadata`,
   tags,
@@ -161,12 +164,13 @@ export const patchMetadata = defineRoute({
 
 export const remove = defineRoute({
   operationId: "deleteMedia",
+  entityTag: "remove",
   method: "delete",
   path: `${base}/{id}`,
   tags,
   access: "user",
   summary: "Delete a file",
-  description: `Deletes the file's object and its record together; signed URLs for it stop working. ${OWN_ONLY}`,
+  description: `Deletes the file's object and its record together; signed URLs for it stop working. \`If-Match\` takes the metadata's entity tag (as GET and PATCH of \`/{id}/metadata\` answer it): a stale one is a 412 and deletes nothing. ${OWN_ONLY}`,
   request: { params: MediaIdParams },
   responses: { 200: jsonContent(DeleteMediaResponseSchema, "Deleted") },
 });
@@ -190,16 +194,67 @@ export const resolve = defineRoute({
 
 const DOWNLOAD = `The raw bytes, streamed from this service's own storage, as an attachment with the stored content type. Nothing else is ever fetched: an external URL, a loopback, link-local or private address, another scheme, credentials in the URL, a disguised host (decimal or hex IPs, IPv6-mapped IPv4, a trailing dot, another letter case, escapes) is a 400 with \`details.reason\`; so is a malformed path. ${OWN_ONLY}`;
 
+/** Sent with the bytes of a GET (200, 206, 304): a `Range` may ask for part of them. */
+const ACCEPT_RANGES = {
+  "Accept-Ranges": {
+    schema: { type: "string" as const, enum: ["bytes"], example: "bytes" },
+    description: "This file can be asked for in byte ranges, with `Range` (RFC 9110 §14.3)",
+  },
+};
+
+/** A byte range of the file (RFC 9110 §14), as object stores serve them. */
+const RANGE_HEADERS = z.object({
+  Range: z.string().optional().openapi({
+    description:
+      "One byte range (RFC 9110 §14.1.2): `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; answered 206 with `Content-Range`, or 416 when it lies outside the file. Several ranges, or another unit, are ignored (the whole file, 200).",
+    example: "bytes=0-1023",
+  }),
+  "If-Range": z.string().optional().openapi({
+    description:
+      "The range applies only if this is the file's current entity tag (RFC 9110 §13.1.5, strong comparison); otherwise the whole file is sent (200).",
+    example: '"0cc175b9c0f1b6a831c399e269772661"',
+  }),
+});
+
+const RANGE_RESPONSES = {
+  200: { ...BYTES("The file's bytes"), headers: ACCEPT_RANGES },
+  206: {
+    description: "Partial Content (RFC 9110 §15.3.7): the one range asked for, with `Content-Range`",
+    headers: {
+      ...ACCEPT_RANGES,
+      "Content-Range": {
+        schema: { type: "string" as const, example: "bytes 0-1023/1048576" },
+        description: "Which bytes of how many (RFC 9110 §14.4)",
+      },
+    },
+    content: { "*/*": { schema: { type: "string" as const, format: "binary" } } },
+  },
+  // Its description and ETag come with `entityTag: "read"`.
+  304: { description: "Not Modified", headers: ACCEPT_RANGES },
+  416: {
+    ...errorResponse(
+      "Range Not Satisfiable (RFC 9110 §15.5.17; `code` range_not_satisfiable): the range lies outside the file; `Content-Range: bytes */<size>`",
+    ),
+    headers: {
+      "Content-Range": {
+        schema: { type: "string" as const, example: "bytes */1048576" },
+        description: "The file's size",
+      },
+    },
+  },
+};
+
 export const downloadByQuery = defineRoute({
   operationId: "downloadMedia",
+  entityTag: "read",
   method: "get",
   path: `${base}/download`,
   tags,
   access: "user",
   summary: "Download a file by URL",
   description: `\`url\` (URL-encoded): a signed link or storage URL of this service. ${DOWNLOAD}`,
-  request: { query: DownloadQuery },
-  responses: { 200: BYTES("The file's bytes"), 404: ERROR_RESPONSES[404] },
+  request: { query: DownloadQuery, headers: RANGE_HEADERS },
+  responses: { ...RANGE_RESPONSES, 404: ERROR_RESPONSES[404] },
 });
 
 export const downloadByBody = defineRoute({
@@ -210,13 +265,14 @@ export const downloadByBody = defineRoute({
   access: "user",
   scope: "read",
   summary: "Download a file by URL or path",
-  description: `Body \`{url}\` or \`{bucket, path}\`. ${DOWNLOAD}`,
+  description: `Body \`{url}\` or \`{bucket, path}\`. ${DOWNLOAD} The whole file, always: for its \`ETag\`, \`If-None-Match\` and byte ranges, GET \`/api/v1/media/download?url=\`.`,
   request: { body: jsonBody(DownloadMediaBody) },
   responses: { 200: BYTES("The file's bytes"), 404: ERROR_RESPONSES[404] },
 });
 
 export const serveSigned = defineRoute({
   operationId: "getSignedMedia",
+  entityTag: "read",
   method: "get",
   path: "/media/signed",
   tags,
@@ -224,9 +280,9 @@ export const serveSigned = defineRoute({
   summary: "The bytes behind a signed URL (no credential)",
   description:
     "Serves the object a signed URL names, to anyone holding the URL: the signature (HMAC-SHA256 over bucket, path and expiry) is the credential. An altered or expired link is a 403 with the error envelope, never bytes (`details.reason`: `invalid_signature` or `expired`); a deleted file is a 404. Sent with its stored content type, `Content-Disposition: attachment` for anything a browser could run (HTML, SVG, XML, scripts, PDF, unknown types) and `inline` for images, audio, video and plain text, `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox`.",
-  request: { query: SignedMediaQuery },
+  request: { query: SignedMediaQuery, headers: RANGE_HEADERS },
   responses: {
-    200: BYTES("The file's bytes"),
+    ...RANGE_RESPONSES,
     403: errorResponse("The link was altered or has expired (`code` forbidden, `details.reason`)"),
     404: errorResponse("The file no longer exists (`code` not_found)"),
     503: NOT_CONFIGURED,

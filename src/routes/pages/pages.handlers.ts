@@ -1,6 +1,7 @@
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import { eitherSpelling } from "../../lib/snake-or-camel";
 import type { Handler } from "../../openapi/define-route";
+import { answerTagged, preconditionsOf } from "../../openapi/entity-tags";
 import { exportBatch as buildZip, contentDisposition, exportPage } from "../../services/exports/export";
 import { createPage, deletePage, getPage, listPages, updatePage } from "../../services/pages/pages";
 import type * as routes from "./pages.routes";
@@ -37,27 +38,28 @@ export const create: Handler<typeof routes.create> = async (c) => {
     content: body.content,
     contentMarkdown: body.content_markdown,
   });
-  return c.json(page, 201);
+  return answerTagged(c, page, 201);
 };
 
 export const get: Handler<typeof routes.get> = async (c) => {
-  return c.json(await getPage(c.var.ctx, c.req.valid("param").id), 200);
+  return answerTagged(c, await getPage(c.var.ctx, c.req.valid("param").id), 200);
 };
 
 export const update: Handler<typeof routes.update> = async (c) => {
   const body = c.req.valid("json");
-  const page = await updatePage(c.var.ctx, c.req.valid("param").id, {
+  const change = {
     title: body.title,
     properties: body.properties,
     content: body.content,
     contentMarkdown: body.content_markdown,
-  });
-  return c.json(page, 200);
+  };
+  const page = await updatePage(c.var.ctx, c.req.valid("param").id, change, preconditionsOf(c));
+  return answerTagged(c, page, 200);
 };
 
 export const remove: Handler<typeof routes.remove> = async (c) => {
   const permanent = c.req.valid("query").permanent ?? false;
-  const result = await deletePage(c.var.ctx, c.req.valid("param").id, permanent);
+  const result = await deletePage(c.var.ctx, c.req.valid("param").id, permanent, preconditionsOf(c));
   return c.json(
     {
       success: true,

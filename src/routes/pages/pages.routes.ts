@@ -61,6 +61,7 @@ export const list = defineRoute({
 
 const createSpec = {
   operationId: "createPage",
+  entityTag: "create" as const,
   method: "post" as const,
   path: base,
   tags,
@@ -91,6 +92,7 @@ export const createUnversioned = defineRoute({
 
 export const get = defineRoute({
   operationId: "getPage",
+  entityTag: "read",
   method: "get",
   path: `${base}/{id}`,
   tags,
@@ -104,6 +106,7 @@ export const get = defineRoute({
 
 export const update = defineRoute({
   operationId: "updatePage",
+  entityTag: "write",
   method: "put",
   path: `${base}/{id}`,
   tags,
@@ -117,6 +120,7 @@ export const update = defineRoute({
 
 export const remove = defineRoute({
   operationId: "deletePage",
+  entityTag: "remove",
   method: "delete",
   path: `${base}/{id}`,
   tags,

@@ -1,4 +1,6 @@
+import { representationDigest } from "../../lib/entity-tags";
 import type { Handler } from "../../openapi/define-route";
+import { answerTagged } from "../../openapi/entity-tags";
 import { cancelSubscription, readMe } from "../../services/payments/subscriptions";
 import { receiveWebhook } from "../../services/payments/webhook";
 import type * as routes from "./payments.routes";
@@ -12,4 +14,8 @@ export const cancel: Handler<typeof routes.cancel> = async (c) => {
   return c.json(await cancelSubscription(c.var.ctx, atPeriodEnd), 200);
 };
 
-export const me: Handler<typeof routes.me> = async (c) => c.json(await readMe(c.var.ctx), 200);
+export const me: Handler<typeof routes.me> = async (c) => {
+  const account = await readMe(c.var.ctx);
+  const validator = { kind: "me", id: c.var.ctx.actor.userId, parts: [await representationDigest(account)] };
+  return answerTagged(c, account, 200, validator);
+};

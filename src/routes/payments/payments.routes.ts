@@ -45,6 +45,7 @@ export const cancel = defineRoute({
 
 export const me = defineRoute({
   operationId: "getMe",
+  entityTag: "read",
   method: "get",
   path: "/api/v1/me",
   tags: ["Account"],

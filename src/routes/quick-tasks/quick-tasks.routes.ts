@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { PaginationQuery, paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES, type RateLimitSpec } from "../../openapi/define-route";
+import { ETAG_HEADER } from "../../openapi/entity-tags";
 import { jsonBody, jsonContent } from "../../openapi/responses";
 import {
   DatabaseOptionSchema,
@@ -33,17 +34,22 @@ export const preview = defineRoute({
   location: "/api/v1/pages/{task.id}",
   rateLimit: MODEL_RATE_LIMIT,
   summary: "Parse a quick task without creating it",
-  description: `Parses one line of text into a task and shows where it would go; writes nothing (before the built-in Tasks database exists, its mapping has null ids). ${PARSING} ${TARGET} With the caller's quickTaskSkipPreview set, a request marked \`preview=1\` (query or body), as shortcuts send, creates the task at once and answers 201 as the create does, with \`skipped_preview\` true.`,
+  description: `Parses one line of text into a task and shows where it would go; writes nothing (before the built-in Tasks database exists, its mapping has null ids). ${PARSING} ${TARGET} With the caller's quickTaskSkipPreview set, a request marked \`preview=1\` (query or body), as shortcuts send, creates the task at once and answers 201 as the create does (the new page's \`ETag\`), with \`skipped_preview\` true.`,
   request: { query: PreviewQuery, body: jsonBody(QuickTaskPreviewBody) },
   responses: {
     200: jsonContent(QuickTaskPreviewSchema, "The parse and the target database; nothing written"),
-    201: jsonContent(QuickTaskCreatedSchema, "Created at once: `preview=1` with quickTaskSkipPreview set"),
+    // Only the 201 carries a resource's tag (the new page's); the 200 answers a parse.
+    201: {
+      ...jsonContent(QuickTaskCreatedSchema, "Created at once: `preview=1` with quickTaskSkipPreview set"),
+      headers: ETAG_HEADER,
+    },
     404: ERROR_RESPONSES[404],
   },
 });
 
 export const create = defineRoute({
   operationId: "createQuickTask",
+  entityTag: "create",
   method: "post",
   path: `${base}/from-natural-language`,
   tags,
@@ -51,7 +57,7 @@ export const create = defineRoute({
   location: "/api/v1/pages/{task.id}",
   rateLimit: MODEL_RATE_LIMIT,
   summary: "Create a task from natural language",
-  description: `Parses one line of text and creates the task as a row of the target database. ${PARSING} ${TARGET} ${WRITE}`,
+  description: `Parses one line of text and creates the task as a row of the target database. ${PARSING} ${TARGET} ${WRITE} The 201 carries in \`ETag\` the new page's tag (\`Location\`), as GET of it answers.`,
   request: { body: jsonBody(QuickTaskBody) },
   responses: {
     201: jsonContent(QuickTaskCreatedSchema, "The parse, the target database, the new row and its reminder"),

@@ -1,5 +1,6 @@
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import type { Handler } from "../../openapi/define-route";
+import { answerTagged, preconditionsOf } from "../../openapi/entity-tags";
 import { listNotifications, markNotificationRead } from "../../services/reminders/notifications";
 import {
   cancelReminder,
@@ -23,7 +24,7 @@ export const list: Handler<typeof routes.list> = async (c) => {
 
 export const create: Handler<typeof routes.create> = async (c) => {
   const { reminder, created } = await createReminder(c.var.ctx, c.req.valid("json"));
-  return created ? c.json(reminder, 201) : c.json(reminder, 200);
+  return created ? answerTagged(c, reminder, 201) : answerTagged(c, reminder, 200);
 };
 
 export const due: Handler<typeof routes.due> = async (c) => {
@@ -35,19 +36,26 @@ export const due: Handler<typeof routes.due> = async (c) => {
 };
 
 export const get: Handler<typeof routes.get> = async (c) =>
-  c.json(await getReminder(c.var.ctx, c.req.valid("param").reminder_id), 200);
+  answerTagged(c, await getReminder(c.var.ctx, c.req.valid("param").reminder_id), 200);
 
-export const update: Handler<typeof routes.update> = async (c) =>
-  c.json(await updateReminder(c.var.ctx, c.req.valid("param").reminder_id, c.req.valid("json")), 200);
+export const update: Handler<typeof routes.update> = async (c) => {
+  const { reminder_id: id } = c.req.valid("param");
+  return answerTagged(c, await updateReminder(c.var.ctx, id, c.req.valid("json"), preconditionsOf(c)), 200);
+};
 
-export const snooze: Handler<typeof routes.snooze> = async (c) =>
-  c.json(await snoozeReminder(c.var.ctx, c.req.valid("param").reminder_id, c.req.valid("json")), 200);
+export const snooze: Handler<typeof routes.snooze> = async (c) => {
+  const { reminder_id: id } = c.req.valid("param");
+  return answerTagged(c, await snoozeReminder(c.var.ctx, id, c.req.valid("json"), preconditionsOf(c)), 200);
+};
 
-export const dismiss: Handler<typeof routes.dismiss> = async (c) =>
-  c.json(await dismissReminder(c.var.ctx, c.req.valid("param").reminder_id, c.req.valid("json").scope), 200);
+export const dismiss: Handler<typeof routes.dismiss> = async (c) => {
+  const { reminder_id: id } = c.req.valid("param");
+  const scope = c.req.valid("json").scope;
+  return answerTagged(c, await dismissReminder(c.var.ctx, id, scope, preconditionsOf(c)), 200);
+};
 
 export const cancel: Handler<typeof routes.cancel> = async (c) =>
-  c.json(await cancelReminder(c.var.ctx, c.req.valid("param").reminder_id), 200);
+  answerTagged(c, await cancelReminder(c.var.ctx, c.req.valid("param").reminder_id, preconditionsOf(c)), 200);
 
 export const notifications: Handler<typeof routes.notifications> = async (c) => {
   const { limit, offset, cursor, unread } = c.req.valid("query");

@@ -48,6 +48,7 @@ export const list = defineRoute({
 
 export const create = defineRoute({
   operationId: "createReminder",
+  entityTag: "create",
   method: "post",
   path: base,
   tags,
@@ -77,6 +78,7 @@ export const due = defineRoute({
 
 export const get = defineRoute({
   operationId: "getReminder",
+  entityTag: "read",
   method: "get",
   path: `${base}/{reminder_id}`,
   tags,
@@ -89,6 +91,7 @@ export const get = defineRoute({
 
 export const update = defineRoute({
   operationId: "updateReminder",
+  entityTag: "write",
   method: "put",
   path: `${base}/{reminder_id}`,
   tags,
@@ -101,6 +104,7 @@ export const update = defineRoute({
 
 export const snooze = defineRoute({
   operationId: "snoozeReminder",
+  entityTag: "write",
   method: "post",
   path: `${base}/{reminder_id}/snooze`,
   tags,
@@ -113,6 +117,7 @@ export const snooze = defineRoute({
 
 export const dismiss = defineRoute({
   operationId: "dismissReminder",
+  entityTag: "write",
   method: "post",
   path: `${base}/{reminder_id}/dismiss`,
   tags,
@@ -125,6 +130,7 @@ export const dismiss = defineRoute({
 
 export const cancel = defineRoute({
   operationId: "cancelReminder",
+  entityTag: "write",
   method: "post",
   path: `${base}/{reminder_id}/cancel`,
   tags,

@@ -1,8 +1,9 @@
 import type { Handler } from "../../openapi/define-route";
+import { answerTagged, preconditionsOf } from "../../openapi/entity-tags";
 import { getSettings, updateSettings } from "../../services/settings/settings";
 import type * as routes from "./settings.routes";
 
-export const get: Handler<typeof routes.get> = async (c) => c.json(await getSettings(c.var.ctx), 200);
+export const get: Handler<typeof routes.get> = async (c) => answerTagged(c, await getSettings(c.var.ctx), 200);
 
 export const update: Handler<typeof routes.update> = async (c) =>
-  c.json(await updateSettings(c.var.ctx, c.req.valid("json")), 200);
+  answerTagged(c, await updateSettings(c.var.ctx, c.req.valid("json"), preconditionsOf(c)), 200);

@@ -10,6 +10,7 @@ const FIELDS =
 
 export const get = defineRoute({
   operationId: "getSettings",
+  entityTag: "read",
   method: "get",
   path,
   tags,
@@ -21,6 +22,7 @@ export const get = defineRoute({
 
 export const update = defineRoute({
   operationId: "updateSettings",
+  entityTag: "write",
   method: "patch",
   path,
   tags,

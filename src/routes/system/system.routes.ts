@@ -1,6 +1,9 @@
 import { defineRoute } from "../../openapi/define-route";
 import { jsonContent } from "../../openapi/responses";
-import { ServiceInfo, TestResponse } from "./system.schemas";
+import { HealthResponse, ServiceInfo, TestResponse } from "./system.schemas";
+
+/** The media type of the Health Check Response Format (draft-inadarei-api-health-check-06). */
+export const HEALTH_MEDIA_TYPE = "application/health+json";
 
 export const root = defineRoute({
   operationId: "getServiceInfo",
@@ -22,4 +25,42 @@ export const test = defineRoute({
   summary: "Liveness check (open)",
   description: "Answers while the service is up. Needs no credential.",
   responses: { 200: jsonContent(TestResponse, "The service is up") },
+});
+
+export const health = defineRoute({
+  operationId: "getHealth",
+  method: "get",
+  path: "/health",
+  tags: ["System"],
+  access: "open",
+  rateLimit: { binding: "OPEN_ROUTE_LIMITER", per: "client", retryAfterSeconds: 60 },
+  summary: "Health of the service and its dependencies (open)",
+  description:
+    "For monitors and load balancers: touches each dependency once, in parallel, within 3 s each: D1 (one read, which also gives the latest migration applied, compared with the one this code expects), R2 (a HEAD) and the reminders' Durable Object namespace (one call). 200 with `status: pass` when all answer; 503 with `status: fail` and `description` naming what is down (or a database whose migrations are behind: run `wrangler d1 migrations apply`). In the Health Check Response Format for HTTP APIs (draft-inadarei-api-health-check-06), `application/health+json`. Reads nothing of any user. Needs no credential; rate limited per client address (429 with `Retry-After`). `GET /test` stays as the cheaper liveness check that touches nothing.",
+  responses: {
+    200: { description: "Every dependency answers", content: { [HEALTH_MEDIA_TYPE]: { schema: HealthResponse } } },
+    503: {
+      description: "A dependency is down, or the database's migrations are behind the code",
+      content: {
+        [HEALTH_MEDIA_TYPE]: {
+          schema: HealthResponse,
+          example: {
+            status: "fail",
+            description: "Failing: database:migration",
+            checks: {
+              "database:migration": [
+                {
+                  componentType: "datastore",
+                  status: "fail",
+                  observedValue: "0018_subscription_states.sql",
+                  time: "2026-11-26T19:40:00.000Z",
+                  output: "expected 0019_idempotency_keys.sql: run wrangler d1 migrations apply",
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  },
 });

@@ -6,6 +6,7 @@ import type { users } from "../../db/schema";
 import type { RequestContext } from "../../lib/context";
 import { ApiError, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { log } from "../../lib/log";
 import { OutboundError } from "../../lib/outbound";
 
 export type SignedInUser = Pick<RawRow<typeof users>, "id" | "email" | "name">;
@@ -54,7 +55,7 @@ export async function completeSignIn(ctx: RequestContext, sessionId: string): Pr
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
     // Logged with what happened; the caller learns nothing of the provider's answer.
-    console.error(JSON.stringify({ level: "error", request_id: ctx.requestId, error: error.message }));
+    log(ctx, "error", "identity provider failed", { error: error.message });
     throw new ApiError("upstream_failed", "Sign-in could not be completed: the identity provider could not be reached");
   }
   const user = await findOrCreateUser(ctx, identity);

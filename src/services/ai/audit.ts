@@ -2,6 +2,7 @@ import { INTERNAL_BLOCK_TYPE } from "../../auth/policies";
 import { blocks } from "../../db/schema";
 import type { RequestContext, UserContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
+import { log } from "../../lib/log";
 import type { CompletionOutcome } from "./completion";
 import { auditsPrompts } from "./config";
 import type { CompletionRequest, CredentialSource, ProviderTarget } from "./types";
@@ -87,9 +88,7 @@ export function logCompletion(
   target: ProviderTarget,
   outcome: CompletionOutcome,
 ): void {
-  const line = JSON.stringify({
-    level: outcome.error ? "warn" : "info",
-    request_id: ctx.requestId,
+  log(ctx, outcome.error ? "warn" : "info", "AI completion", {
     service: "ai",
     route,
     provider: call.provider,
@@ -101,6 +100,4 @@ export function logCompletion(
     finish_reason: outcome.finishReason,
     usage: outcome.usage,
   });
-  if (outcome.error) console.warn(line);
-  else console.log(line);
 }

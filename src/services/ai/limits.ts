@@ -4,6 +4,7 @@ import type { RequestContext, UserContext } from "../../lib/context";
 import { boundedSetting } from "../../lib/environment";
 import { badRequest, tooManyRequests } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { describeError, log } from "../../lib/log";
 import { POLICY_NAMES } from "../../lib/rate-limit-fields";
 import { TOTAL_TIMEOUT_MS } from "./completion";
 import type { CompletionRequest, ProviderTarget } from "./types";
@@ -124,15 +125,7 @@ export async function admitStream(ctx: UserContext, target: ProviderTarget): Pro
         .then(() => undefined)
         .catch((error: unknown) => {
           // The lease expires by itself; the slot is only held longer than it needed to be.
-          console.error(
-            JSON.stringify({
-              level: "error",
-              request_id: ctx.requestId,
-              service: "ai",
-              error: "a stream lease could not be released",
-              cause: error instanceof Error ? error.message : String(error),
-            }),
-          );
+          log(ctx, "error", "a stream lease could not be released", { service: "ai", error: describeError(error) });
         });
       ctx.waitUntil(released);
       await released;

@@ -1,4 +1,5 @@
 import type { UserContext } from "../../lib/context";
+import { log } from "../../lib/log";
 import { logCompletion, writeAuditRecord } from "./audit";
 import { type CompletionOptions, runCompletion } from "./completion";
 import type { CompletionRequest, ProviderTarget } from "./types";
@@ -63,22 +64,12 @@ export async function streamCompletion(
     clearTimeout(heartbeat);
     logCompletion(ctx, "stream", call, target, outcome);
     const audit = writeAuditRecord(ctx, call, target, outcome).catch((error: unknown) => {
-      console.error(
-        JSON.stringify({
-          level: "error",
-          request_id: ctx.requestId,
-          service: "ai",
-          error: "the audit record could not be written",
-          cause: redacted(error, target),
-        }),
-      );
+      log(ctx, "error", "the audit record could not be written", { service: "ai", error: redacted(error, target) });
     });
     ctx.waitUntil(audit);
     await audit;
   } catch (error) {
-    console.error(
-      JSON.stringify({ level: "error", request_id: ctx.requestId, service: "ai", error: redacted(error, target) }),
-    );
+    log(ctx, "error", "AI stream failed", { service: "ai", error: redacted(error, target) });
     await writer.writeSSE({
       event: "error",
       data: JSON.stringify({

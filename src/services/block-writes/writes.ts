@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { refuseInternalBlockType } from "../../auth/policies";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
+import type { Expected } from "../../lib/entity-tags";
 import { retryWhileStale } from "../../lib/stale-write-retry";
 import type { Block } from "../../schemas/blocks";
 import {
@@ -108,17 +109,19 @@ const touchesTypedFields = (change: TypedChange) =>
  * Changes a visible block (in any state). When the change touches what its
  * type governs (type, database, properties, content, title), it is validated
  * against the block as it will be; `known` is the stored block when the
- * caller has just read it.
+ * caller has just read it. `expected` is the request's preconditions, checked in the write itself
+ * (a 412 when they fail, never retried).
  */
 export function updateTypedBlock(
   ctx: UserContext,
   id: string,
   change: TypedChange,
   known?: BlockWithSchema,
+  expected?: Expected,
 ): Promise<TypedWrite> {
   refuseInternalBlockType(change.type);
   const { title, replaceProperties, ...update } = change;
-  if (!touchesTypedFields(change)) return updateBlock(ctx, id, update).then((block) => ({ block }));
+  if (!touchesTypedFields(change)) return updateBlock(ctx, id, update, { expected }).then((block) => ({ block }));
   let reuse = known;
   return retryWhileStale("database schema", async () => {
     // The block and its database's schema in one read: a row's write is then one read and one write.
@@ -158,6 +161,7 @@ export function updateTypedBlock(
       },
       {
         guard: guards.length > 0 ? sql.join(guards, sql` AND `) : undefined,
+        expected,
         alsoInBatch: databaseProperties
           ? ({ timestamp }) => [
               newDatabaseSchemaInserts(

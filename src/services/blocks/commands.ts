@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { refuseInternalBlockType } from "../../auth/policies";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
+import { type Expected, expectedSql, preconditionFailed, tagOfParts, versionPartsSql } from "../../lib/entity-tags";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { StaleWrite } from "../../lib/stale-write-retry";
@@ -28,6 +29,11 @@ export interface WriteOptions {
   guard?: SQL;
   /** Statements for the same atomic batch, after the block write (they must check that it happened). */
   alsoInBatch?: (written: { id: string; timestamp: string }) => SQL[];
+  /**
+   * The request's preconditions on the block (If-Match, If-None-Match: RFC 9110 §13.1), checked in
+   * the write's own WHERE clause; when only they fail, the write throws a 412 with the current tag.
+   */
+  expected?: Expected;
 }
 
 export interface CreateBlockInput {
@@ -114,6 +120,11 @@ export interface UpdateBlockInput {
   databaseId?: string | null;
   teamspaceId?: string | null;
   content?: unknown;
+  /**
+   * How `content` applies: `replace` (the default) or `append`: its items (an array) go after
+   * the stored body's, in the UPDATE itself.
+   */
+  contentMode?: "replace" | "append";
   position?: number;
   archived?: boolean;
   inTrash?: boolean;
@@ -141,6 +152,32 @@ function propertiesAssignment(properties: Record<string, unknown>, mode: UpdateB
   return sql`properties = json_patch(properties, ${patch})`;
 }
 
+/**
+ * The stored body with `items` (a JSON array) after its own, computed by the UPDATE from the row it
+ * changes: no read of the body first, so two appends at once both land, in the order they were
+ * applied. A body that is not an array (an editor block's spans object, a bare value) becomes the
+ * first item; no body is `items` alone. `json()` writes both minified, so the body's closing
+ * bracket is its last character and the items' opening one their first.
+ */
+const appendedContent = (items: string): SQL => {
+  const body = sql`(CASE
+    WHEN b.content IS NULL OR json_type(b.content) = 'null' THEN '[]'
+    WHEN json_type(b.content) = 'array' THEN json(b.content)
+    ELSE json_array(json(b.content))
+  END)`;
+  // The items are bound once, in a subquery; the body is read from the row being updated.
+  return sql`(SELECT CASE
+      WHEN items = '[]' THEN ${body}
+      WHEN ${body} = '[]' THEN items
+      ELSE substr(${body}, 1, length(${body}) - 1) || ',' || substr(items, 2)
+    END FROM (SELECT json(${items}) AS items))`;
+};
+
+function contentAssignment(content: unknown, mode: UpdateBlockInput["contentMode"]): SQL {
+  if (mode === "append" && Array.isArray(content)) return sql`content = ${appendedContent(JSON.stringify(content))}`;
+  return sql`content = ${toJson(content)}`;
+}
+
 /** Applies an update to a visible block in any state; server-controlled fields are not part of the input. */
 export async function updateBlock(
   ctx: UserContext,
@@ -150,13 +187,17 @@ export async function updateBlock(
 ): Promise<Block> {
   refuseInternalBlockType(input.type);
   const timestamp = ctx.now().toISOString();
-  const assignments: SQL[] = [sql`last_edited_by = ${ctx.actor.userId}`, sql`updated_at = ${timestamp}`];
+  const assignments: SQL[] = [
+    sql`last_edited_by = ${ctx.actor.userId}`,
+    sql`updated_at = ${timestamp}`,
+    sql`version = b.version + 1`,
+  ];
   if (input.type !== undefined) assignments.push(sql`type = ${input.type}`);
   if (input.properties !== undefined) assignments.push(propertiesAssignment(input.properties, input.propertiesMode));
   if (input.parentId !== undefined) assignments.push(sql`parent_id = ${input.parentId}`);
   if (input.databaseId !== undefined) assignments.push(sql`database_id = ${input.databaseId}`);
   if (input.teamspaceId !== undefined) assignments.push(sql`teamspace_id = ${input.teamspaceId}`);
-  if (input.content !== undefined) assignments.push(sql`content = ${toJson(input.content)}`);
+  if (input.content !== undefined) assignments.push(contentAssignment(input.content, input.contentMode));
   if (input.position !== undefined) assignments.push(sql`position = ${input.position}`);
   if (input.archived !== undefined) assignments.push(sql`archived = ${input.archived ? 1 : 0}`);
   if (input.inTrash !== undefined) assignments.push(sql`in_trash = ${input.inTrash ? 1 : 0}`);
@@ -167,6 +208,8 @@ export async function updateBlock(
   }
   if (input.databaseId) conditions.push(visibleExists(ctx, input.databaseId));
   if (options.guard) conditions.push(options.guard);
+  const expected = expectedSql(options.expected);
+  if (expected) conditions.push(expected);
 
   const update = sql`
     UPDATE blocks AS b SET ${sql.join(assignments, sql`, `)}
@@ -174,10 +217,11 @@ export async function updateBlock(
     RETURNING *`;
   const record = await runWrite(ctx, update, { id, timestamp }, options);
   if (record) return presentBlock(record);
-  throw await explainRefusedUpdate(ctx, id, input, options.guard);
+  throw await explainRefusedUpdate(ctx, id, input, options);
 }
 
-async function explainRefusedUpdate(ctx: UserContext, id: string, input: UpdateBlockInput, guard: SQL | undefined) {
+async function explainRefusedUpdate(ctx: UserContext, id: string, input: UpdateBlockInput, options: WriteOptions) {
+  const { guard } = options;
   const parentId = input.parentId ?? null;
   const databaseId = input.databaseId ?? null;
   const row = await ctx.db.get<{
@@ -186,13 +230,19 @@ async function explainRefusedUpdate(ctx: UserContext, id: string, input: UpdateB
     database_ok: number;
     cycle: number;
     guard_ok: number;
+    expected_ok: number | null;
+    current_version: string | null;
   }>(sql`
     SELECT EXISTS (SELECT 1 FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}) AS block_ok,
       ${visibleExists(ctx, parentId)} AS parent_ok,
       ${visibleExists(ctx, databaseId)} AS database_ok,
       ${parentId === null ? sql`0` : wouldCycle(id, parentId)} AS cycle,
-      (SELECT ${guard ?? sql`1`} FROM blocks b WHERE b.id = ${id}) AS guard_ok`);
+      (SELECT ${guard ?? sql`1`} FROM blocks b WHERE b.id = ${id}) AS guard_ok,
+      ${expectedChecks(options.expected, id)}`);
   if (row?.block_ok !== 1) return blockNotFound(id);
+  if (row.expected_ok === 0 && options.expected) {
+    return preconditionFailed(tagOfParts(options.expected.versioned, row.current_version));
+  }
   if (row.parent_ok === 0) return notFound("Parent block not found", { field: "parent_id", id: parentId });
   if (row.database_ok === 0) return notFound("Database block not found", { field: "database_id", id: databaseId });
   if (row.cycle === 1) {
@@ -205,15 +255,22 @@ async function explainRefusedUpdate(ctx: UserContext, id: string, input: UpdateB
   return new Error("Block update matched nothing for an unknown reason");
 }
 
+/** Columns `expected_ok` and `current_version` of a refused write's explanation: did the preconditions hold, and the block's version. */
+const expectedChecks = (expected: Expected | undefined, id: string): SQL =>
+  expected
+    ? sql`(SELECT ${expectedSql(expected) ?? sql`1`} FROM blocks b WHERE b.id = ${id}) AS expected_ok,
+      (SELECT ${versionPartsSql(expected.versioned)} FROM blocks b WHERE b.id = ${id}) AS current_version`
+    : sql`1 AS expected_ok, NULL AS current_version`;
+
 /**
  * Permanently deletes a visible block and its visible descendants (children and,
  * for a database, its rows) in one atomic batch, so nothing is left orphaned:
  * descendants the caller cannot see (other users' blocks under a shared page)
  * are not deleted but detached to the top level, and keep their own subtrees.
  */
-export async function deleteBlock(ctx: UserContext, id: string): Promise<number> {
+export async function deleteBlock(ctx: UserContext, id: string, expected?: Expected): Promise<number> {
   const tree = sql`WITH RECURSIVE tree(id) AS (
-      SELECT b.id FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}
+      SELECT b.id FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)} AND ${expectedSql(expected) ?? sql`1`}
       UNION ${visibleChildSteps(ctx.actor, "tree")}
     )`;
   const [, deleted] = await batchAll<[unknown, { id: string }]>(ctx.db, [
@@ -225,8 +282,19 @@ export async function deleteBlock(ctx: UserContext, id: string): Promise<number>
         AND NOT (${visibleTo(ctx.actor)})`,
     sql`${tree} DELETE FROM blocks WHERE id IN (SELECT id FROM tree) RETURNING id`,
   ]);
-  if (deleted.length === 0) throw blockNotFound(id);
+  if (deleted.length === 0) throw await explainRefusedDelete(ctx, id, expected);
   return deleted.length;
+}
+
+/** Why a delete removed nothing: the block is not visible (404), or the preconditions did not hold (412). */
+async function explainRefusedDelete(ctx: UserContext, id: string, expected: Expected | undefined): Promise<Error> {
+  if (!expected) return blockNotFound(id);
+  const row = await ctx.db.get<{ block_ok: number; expected_ok: number | null; current_version: string | null }>(sql`
+    SELECT EXISTS (SELECT 1 FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}) AS block_ok,
+      ${expectedChecks(expected, id)}`);
+  if (row?.block_ok !== 1) return blockNotFound(id);
+  if (row.expected_ok === 0) return preconditionFailed(tagOfParts(expected.versioned, row.current_version));
+  return new Error("Block delete matched nothing for an unknown reason");
 }
 
 /** Upper bound on the blocks one duplicate copies. */

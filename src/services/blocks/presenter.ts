@@ -1,5 +1,7 @@
+import { sql } from "drizzle-orm";
 import type { RawRow } from "../../db/rows";
 import type { blocks } from "../../db/schema";
+import { type Expected, type Preconditions, type Versioned, validatorOf, withValidator } from "../../lib/entity-tags";
 import type { Block } from "../../schemas/blocks";
 
 export type { Block, BlockTree } from "../../schemas/blocks";
@@ -20,8 +22,49 @@ export function parseProperties(text: string): Record<string, unknown> {
     : {};
 }
 
-/** Turns a stored row into the response object; the row itself is never returned. */
+/**
+ * The kind of a block's entity tag: it names the row's `version` and `created_at` (RFC 9110
+ * §8.8.3). The version starts again at 0 when a block is deleted and created again with the same
+ * id (clients may choose ids); its creation time tells the two apart, so an old tag never matches
+ * the new block.
+ */
+const BLOCK_TAG = "b";
+
+/** A block's version in SQL (alias `b`), in the order of its validator's parts. */
+export const blockVersioned = (id: string): Versioned => ({
+  kind: BLOCK_TAG,
+  id,
+  columns: [sql`b.version`, sql`b.created_at`],
+});
+
+/** The stored version of a presented block (what its tag names). */
+export function blockVersionOf(block: Block): number {
+  const validator = validatorOf(block);
+  if (validator?.kind !== BLOCK_TAG || typeof validator.parts[0] !== "number") {
+    throw new Error("A block presented from its row carries its version");
+  }
+  return validator.parts[0];
+}
+
+/** What a write of block `id` expects, from the request's preconditions (If-Match, If-None-Match). */
+export const expectBlock = (id: string, preconditions: Preconditions): Expected => ({
+  preconditions,
+  versioned: blockVersioned(id),
+});
+
+/**
+ * Turns a stored row into the response object; the row itself is never returned. The object
+ * carries the row's validator, for the answer's ETag.
+ */
 export function presentBlock(record: BlockRecord): Block {
+  return withValidator(presentBlockFields(record), {
+    kind: BLOCK_TAG,
+    id: record.id,
+    parts: [record.version, record.created_at],
+  });
+}
+
+function presentBlockFields(record: BlockRecord): Block {
   return {
     id: record.id,
     type: record.type,

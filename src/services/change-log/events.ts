@@ -3,7 +3,7 @@ import type { changeEvents } from "../../db/schema";
 import type { Block } from "../../schemas/blocks";
 import type { BlockVersion, ChangeEvent, ChangeEventType } from "../../schemas/changes";
 
-// Events as the triggers of migrations/0020_change_log.sql wrote them, turned into what the feed and a
+// Events as the triggers of migrations/0021_change_log.sql wrote them, turned into what the feed and a
 // block's history answer.
 
 export type { BlockVersion, ChangeEvent, ChangeEventType };

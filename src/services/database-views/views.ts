@@ -3,6 +3,14 @@ import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { databaseViews } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
+import {
+  assertPreconditions,
+  hasPreconditions,
+  type Preconditions,
+  preconditionSql,
+  type Validator,
+  withValidator,
+} from "../../lib/entity-tags";
 import { badRequest, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
@@ -19,12 +27,22 @@ export type { DatabaseView };
 /** A `database_views` row as D1 returns it (the settings' JSON as text). */
 type ViewRecord = RawRow<typeof databaseViews, { view_type: ViewType; timeline_scale: TimelineScale | null }>;
 
-const presentView = ({ version: _version, ...record }: ViewRecord): DatabaseView => ({
-  ...record,
-  filters: JSON.parse(record.filters) as RowFilter[],
-  sorts: JSON.parse(record.sorts) as RowSort[],
-  visible_properties: record.visible_properties === null ? null : (JSON.parse(record.visible_properties) as string[]),
-});
+/** The kind of a view's entity tag: it names the row's `version`, bumped by every write (RFC 9110 §8.8.3). */
+const VIEW_TAG = "v";
+const viewValidator = (record: ViewRecord): Validator => ({ kind: VIEW_TAG, id: record.id, parts: [record.version] });
+
+/** The response object of a stored view, carrying its validator for the answer's ETag. */
+const presentView = ({ version, ...record }: ViewRecord): DatabaseView =>
+  withValidator(
+    {
+      ...record,
+      filters: JSON.parse(record.filters) as RowFilter[],
+      sorts: JSON.parse(record.sorts) as RowSort[],
+      visible_properties:
+        record.visible_properties === null ? null : (JSON.parse(record.visible_properties) as string[]),
+    },
+    viewValidator({ ...record, version }),
+  );
 
 export interface ViewSettings {
   name?: string;
@@ -187,9 +205,16 @@ export function createView(
  * both still hold; otherwise both are read again and the change reapplied, so
  * concurrent changes compose and never combine into settings one change refuses.
  */
-export function updateView(ctx: UserContext, viewId: string, change: ViewSettings): Promise<DatabaseView> {
+export function updateView(
+  ctx: UserContext,
+  viewId: string,
+  change: ViewSettings,
+  preconditions: Preconditions = {},
+): Promise<DatabaseView> {
   return retryWhileStale("view", async () => {
     const stored = await findView(ctx, viewId);
+    // The write below applies only to the version read, so the preconditions hold for what it changes.
+    assertPreconditions(preconditions, viewValidator(stored));
     const current = presentView(stored);
     const schema = await loadDatabaseSchema(ctx, current.database_id);
     const type = change.view_type ?? current.view_type;
@@ -223,9 +248,15 @@ export function updateView(ctx: UserContext, viewId: string, change: ViewSetting
   });
 }
 
-export async function deleteView(ctx: UserContext, viewId: string): Promise<void> {
+/** Deletes a visible view; with preconditions (If-Match, If-None-Match), only while they hold, checked in the DELETE. */
+export async function deleteView(ctx: UserContext, viewId: string, preconditions: Preconditions = {}): Promise<void> {
+  const expected = preconditionSql(preconditions, { kind: VIEW_TAG, id: viewId, columns: [sql`v.version`] });
   const deleted = await ctx.db.all<{ id: string }>(
-    sql`DELETE FROM database_views AS v WHERE v.id = ${viewId} AND ${visibleView(ctx)} RETURNING id`,
+    sql`DELETE FROM database_views AS v WHERE v.id = ${viewId} AND ${visibleView(ctx)}
+      ${expected ? sql`AND ${expected}` : sql``} RETURNING id`,
   );
-  if (deleted.length === 0) throw viewNotFound(viewId);
+  if (deleted.length > 0) return;
+  // Refused: a read explains why (404, or 412 with the current tag), on this path only.
+  if (hasPreconditions(preconditions)) assertPreconditions(preconditions, viewValidator(await findView(ctx, viewId)));
+  throw viewNotFound(viewId);
 }

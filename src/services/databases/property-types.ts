@@ -64,6 +64,11 @@ export interface DatabaseSchema {
    * and writes validated against this schema apply only while it still holds.
    */
   version: number;
+  /**
+   * For a legacy schema, the version of the database block it is read from: its inline schema is
+   * part of the block, and changes with it without a schema change (part of the schema's entity tag).
+   */
+  inlineVersion?: number;
 }
 
 /**

@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import { rowsRewrittenForSchemaOf } from "../../db/write-context";
 import type { UserContext } from "../../lib/context";
+import { assertPreconditions, type Preconditions, type Validator } from "../../lib/entity-tags";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import { isAddressable, propertyPathSql } from "./property-path";
@@ -18,7 +19,7 @@ import {
   SELECT_LIKE_TYPES,
   type SelectOption,
 } from "./property-types";
-import { insertPropertyRecords, loadDatabaseSchema, nameKey, schemaUnchanged } from "./schema-records";
+import { insertPropertyRecords, loadDatabaseSchema, nameKey, schemaUnchanged, schemaValidator } from "./schema-records";
 
 // Schema changes are validated against the schema as read, then written in one
 // atomic batch whose every statement holds only while the database's schema
@@ -75,7 +76,13 @@ interface SchemaChange {
  */
 async function commitSchemaChange(ctx: UserContext, schema: DatabaseSchema, change: SchemaChange): Promise<void> {
   const timestamp = ctx.now().toISOString();
-  const when = change.requires ? sql`${schemaUnchanged(schema)} AND ${change.requires}` : schemaUnchanged(schema);
+  const conditions = [schemaUnchanged(schema), ...(change.requires ? [change.requires] : [])];
+  if (schema.legacy) {
+    // A legacy schema is part of its block: it holds while the block is the version it was read at.
+    conditions.push(sql`EXISTS (SELECT 1 FROM blocks lv WHERE lv.id = ${schema.databaseId}
+      AND lv.version = ${schema.inlineVersion ?? null})`);
+  }
+  const when = sql.join(conditions, sql` AND `);
   const results = await batchAll<unknown[]>(ctx.db, [
     ...materializeLegacy(schema, timestamp, when),
     // The rows the change rewrites are part of its one change-log event, not events of their own.
@@ -89,13 +96,31 @@ async function commitSchemaChange(ctx: UserContext, schema: DatabaseSchema, chan
   if ((results.at(-1) ?? []).length === 0) throw new StaleWrite();
 }
 
-/** Loads the schema, runs `change` against it, and repeats both if the schema changed meanwhile. */
-function changeSchema<T>(
+/** What a schema change answers: its own result, and the validator of the schema it left (its new version). */
+export interface SchemaChanged<T> {
+  result: T;
+  schema: Validator;
+}
+
+/**
+ * Loads the schema, runs `change` against it, and repeats both if the schema changed meanwhile.
+ * The request's preconditions (If-Match, If-None-Match: RFC 9110 §13.1) are held to the schema as
+ * loaded; the change is written only while that version holds, so they hold for what it changes.
+ */
+async function changeSchema<T>(
   ctx: UserContext,
   databaseId: string,
+  preconditions: Preconditions,
   change: (schema: DatabaseSchema) => Promise<T>,
-): Promise<T> {
-  return retryWhileStale("database schema", async () => change(await loadDatabaseSchema(ctx, databaseId)));
+): Promise<SchemaChanged<T>> {
+  return retryWhileStale("database schema", async () => {
+    const schema = await loadDatabaseSchema(ctx, databaseId);
+    assertPreconditions(preconditions, schemaValidator(schema));
+    const result = await change(schema);
+    // Every change increments the version it was written against, in the same batch, and leaves
+    // the schema in records (a legacy one is written out first).
+    return { result, schema: schemaValidator({ ...schema, version: schema.version + 1, legacy: false }) };
+  });
 }
 
 function normalizeOptions(options: { name: string; color?: string }[]): SelectOption[] {
@@ -113,8 +138,13 @@ export interface NewProperty {
   options?: { name: string; color?: string }[];
 }
 
-export function addProperty(ctx: UserContext, databaseId: string, input: NewProperty): Promise<PropertyDefinition> {
-  return changeSchema(ctx, databaseId, async (schema) => {
+export function addProperty(
+  ctx: UserContext,
+  databaseId: string,
+  input: NewProperty,
+  preconditions: Preconditions = {},
+): Promise<SchemaChanged<PropertyDefinition>> {
+  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
     if (schema.properties.length >= MAX_PROPERTIES) {
       throw conflict(`A database has at most ${MAX_PROPERTIES} properties: remove one first`, {
         maximum: MAX_PROPERTIES,
@@ -234,8 +264,9 @@ export function updateProperty(
   databaseId: string,
   propertyId: string,
   input: { name?: string; type?: PropertyType },
-): Promise<PropertyDefinition> {
-  return changeSchema(ctx, databaseId, async (schema) => {
+  preconditions: Preconditions = {},
+): Promise<SchemaChanged<PropertyDefinition>> {
+  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
     const property = findProperty(schema, propertyId);
     const renamed = input.name !== undefined && input.name !== property.name;
     const retyped = input.type !== undefined && input.type !== property.type;
@@ -281,8 +312,13 @@ export function updateProperty(
  * every saved view's filters, sorts and visible properties. A view laid out by
  * it (a calendar's date, a timeline's start) is a 409: change the view first.
  */
-export function removeProperty(ctx: UserContext, databaseId: string, propertyId: string): Promise<void> {
-  return changeSchema(ctx, databaseId, async (schema) => {
+export function removeProperty(
+  ctx: UserContext,
+  databaseId: string,
+  propertyId: string,
+  preconditions: Preconditions = {},
+): Promise<SchemaChanged<void>> {
+  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
     const property = findProperty(schema, propertyId);
     if (property.type === "title") {
       throw badRequest("The title property cannot be removed", { property_id: propertyId });
@@ -376,8 +412,9 @@ export function addOption(
   databaseId: string,
   propertyId: string,
   input: { name: string; color?: string },
-): Promise<SelectOption> {
-  return changeSchema(ctx, databaseId, async (schema) => {
+  preconditions: Preconditions = {},
+): Promise<SchemaChanged<SelectOption>> {
+  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
     const property = selectLikeProperty(schema, propertyId);
     if (property.options.length >= MAX_OPTIONS) {
       throw conflict(`A property has at most ${MAX_OPTIONS} options: remove one first`, {
@@ -404,8 +441,9 @@ export function updateOption(
   propertyId: string,
   optionId: string,
   input: { name?: string; color?: string },
-): Promise<SelectOption> {
-  return changeSchema(ctx, databaseId, async (schema) => {
+  preconditions: Preconditions = {},
+): Promise<SchemaChanged<SelectOption>> {
+  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
     const property = selectLikeProperty(schema, propertyId);
     const option = property.options.find((candidate) => candidate.id === optionId);
     if (!option) throw notFound("Option not found", { property_id: propertyId, option_id: optionId });
@@ -451,8 +489,9 @@ export function removeOption(
   databaseId: string,
   propertyId: string,
   optionId: string,
-): Promise<void> {
-  return changeSchema(ctx, databaseId, async (schema) => {
+  preconditions: Preconditions = {},
+): Promise<SchemaChanged<void>> {
+  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
     const property = selectLikeProperty(schema, propertyId);
     const option = property.options.find((candidate) => candidate.id === optionId);
     if (!option) throw notFound("Option not found", { property_id: propertyId, option_id: optionId });

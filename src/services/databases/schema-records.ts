@@ -3,6 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { blocks, databaseProperties } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
+import type { Validator } from "../../lib/entity-tags";
 import { notFound } from "../../lib/errors";
 import { parseProperties } from "../blocks/presenter";
 import { visibleTo } from "../blocks/visibility";
@@ -93,7 +94,32 @@ export const copySchemaRecords = (copied: { copies: string; timestamp: string })
   JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'`;
 
 /** What `loadDatabaseSchema` and `schemaOfBlockStatements` read of a database's block. */
-export type DatabaseBlockRow = Pick<RawRow<typeof blocks>, "id" | "type" | "properties" | "schema_version">;
+export type DatabaseBlockRow = Pick<RawRow<typeof blocks>, "id" | "type" | "properties" | "schema_version" | "version">;
+
+/**
+ * The version parts of a database's schema, as its entity tag names them (RFC 9110 §8.8.3): the
+ * `schema_version` every schema change increments and, for a legacy schema, the version of the
+ * block its inline schema is part of (null once it has records). `[null, null]`: no schema.
+ */
+export const schemaVersionParts = (schema: DatabaseSchema | null | undefined): [number | null, number | null] =>
+  schema ? [schema.version, schema.legacy ? (schema.inlineVersion ?? null) : null] : [null, null];
+
+/** The same parts in SQL, of the database block `alias` (null, null when no row matches). */
+export const schemaVersionColumns = (alias: string): [SQL, SQL] => {
+  const database = sql.raw(alias);
+  return [
+    sql`${database}.schema_version`,
+    sql`CASE WHEN EXISTS (SELECT 1 FROM database_properties sp WHERE sp.database_id = ${database}.id)
+      THEN NULL ELSE ${database}.version END`,
+  ];
+};
+
+/** A database schema's validator: what its entity tag names (schemaVersionParts). */
+export const schemaValidator = (schema: DatabaseSchema): Validator => ({
+  kind: "d",
+  id: schema.databaseId,
+  parts: schemaVersionParts(schema),
+});
 
 /**
  * The schema of a database visible to the user: its schema records, or for an
@@ -101,7 +127,7 @@ export type DatabaseBlockRow = Pick<RawRow<typeof blocks>, "id" | "type" | "prop
  */
 export async function loadDatabaseSchema(ctx: UserContext, databaseId: string): Promise<DatabaseSchema> {
   const [databases, records] = await batchAll<[DatabaseBlockRow, PropertyRecord]>(ctx.db, [
-    sql`SELECT b.id, b.type, b.properties, b.schema_version FROM blocks b
+    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version FROM blocks b
       WHERE b.id = ${databaseId} AND ${visibleTo(ctx.actor)}`,
     sql`SELECT * FROM database_properties WHERE database_id = ${databaseId} ORDER BY position, name`,
   ]);
@@ -117,7 +143,7 @@ export async function loadDatabaseSchema(ctx: UserContext, databaseId: string): 
 export const schemaOfBlockStatements = (ctx: UserContext, blockId: string): [SQL, SQL] => {
   const databaseOf = sql`(SELECT r.database_id FROM blocks r WHERE r.id = ${blockId})`;
   return [
-    sql`SELECT b.id, b.type, b.properties, b.schema_version FROM blocks b
+    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version FROM blocks b
       WHERE b.id = ${databaseOf} AND ${visibleTo(ctx.actor)}`,
     sql`SELECT * FROM database_properties WHERE database_id = ${databaseOf} ORDER BY position, name`,
   ];
@@ -132,7 +158,7 @@ export function schemaOf(
   const { id: databaseId, schema_version: version } = database;
   if (records.length > 0) return { databaseId, properties: records.map(presentProperty), legacy: false, version };
   const inline = parseProperties(database.properties).schema;
-  return { databaseId, properties: parseInlineSchema(inline), legacy: true, version };
+  return { databaseId, properties: parseInlineSchema(inline), legacy: true, version, inlineVersion: database.version };
 }
 
 const isPropertyType = (value: unknown): value is PropertyType =>

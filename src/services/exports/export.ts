@@ -1,6 +1,7 @@
 import { Zip, ZipDeflate } from "fflate";
 import type { UserContext } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
+import { log } from "../../lib/log";
 import type { BlockTree } from "../../schemas/blocks";
 import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
 import { blockNotFound, getHierarchy, HIERARCHY_MAX_DEPTH } from "../blocks/queries";
@@ -77,14 +78,9 @@ function streamOf(ctx: UserContext, parts: AsyncGenerator<string | Uint8Array>):
         if (done) controller.close();
         else controller.enqueue(typeof value === "string" ? encoder.encode(value) : value);
       } catch (error) {
-        console.error(
-          JSON.stringify({
-            level: "error",
-            request_id: ctx.requestId,
-            message: "export stream failed",
-            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-          }),
-        );
+        log(ctx, "error", "export stream failed", {
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
         controller.error(error);
       }
     },
@@ -128,24 +124,41 @@ async function* databaseJson(tree: BlockTree, schema: DatabaseSchema, rows: Asyn
   yield first ? "]\n}\n" : "\n  ]\n}\n";
 }
 
+/** The visible, active page, database or row `id` with its whole subtree, as every export reads it; else a 404. */
+async function exportedTree(ctx: UserContext, id: string): Promise<BlockTree> {
+  const { tree } = await getHierarchy(ctx, id, HIERARCHY_MAX_DEPTH);
+  if (!PAGE_LIKE_TYPES.has(tree.type)) throw blockNotFound(id);
+  return tree;
+}
+
+/** The format an export of `tree` is written in: the one asked for, else the kind's default; a 400 for one the kind has not. */
+function exportFormat(tree: BlockTree, requested: ExportFormat | undefined): ExportFormat {
+  const allowed = tree.type === "database" ? DATABASE_FORMATS : PAGE_FORMATS;
+  const format = requested ?? allowed[0] ?? "markdown";
+  if (!allowed.includes(format)) {
+    throw badRequest(`A ${tree.type} exports as ${allowed.join(" or ")}`, { format, allowed });
+  }
+  return format;
+}
+
+/** The page as one markdown document: its title, its body, then its child blocks in order. */
+function markdownOf(tree: BlockTree, title: string): string {
+  const document = pageDocument(tree, title);
+  return contentToMarkdown(document.items, { title: document.title });
+}
+
 /**
  * Exports a visible, active page (the page with its whole subtree) or database
  * (its rows). Without a format: markdown for pages, csv for databases.
  */
 export async function exportPage(ctx: UserContext, id: string, requested?: ExportFormat): Promise<ExportedFile> {
-  const { tree } = await getHierarchy(ctx, id, HIERARCHY_MAX_DEPTH);
-  if (!PAGE_LIKE_TYPES.has(tree.type)) throw blockNotFound(id);
-  const isDatabase = tree.type === "database";
-  const allowed = isDatabase ? DATABASE_FORMATS : PAGE_FORMATS;
-  const format = requested ?? allowed[0] ?? "markdown";
-  if (!allowed.includes(format)) {
-    throw badRequest(`A ${tree.type} exports as ${allowed.join(" or ")}`, { format, allowed });
-  }
+  const tree = await exportedTree(ctx, id);
+  const format = exportFormat(tree, requested);
   const { extension, contentType } = FILE_TYPES[format];
   const title = (await pageTitle(ctx, tree)) || "Untitled";
   const filename = `${slug(title)}.${extension}`;
 
-  if (isDatabase) {
+  if (tree.type === "database") {
     const schema = await loadDatabaseSchema(ctx, id);
     const max = exportMaxRows(ctx.env);
     const total = await countRows(ctx, schema, max + 1);
@@ -161,15 +174,26 @@ export async function exportPage(ctx: UserContext, id: string, requested?: Expor
   }
 
   if (format === "json") return { filename, contentType, body: encode(JSON.stringify(tree, null, 2)) };
+  if (format === "markdown") return { filename, contentType, body: encode(markdownOf(tree, title)) };
   const document = pageDocument(tree, title);
-  switch (format) {
-    case "html":
-      return { filename, contentType, body: encode(contentToHtml(document.items, { title: document.title })) };
-    case "pdf":
-      return { filename, contentType, body: await contentToPdf(document.items, { title: document.title }) };
-    default:
-      return { filename, contentType, body: encode(contentToMarkdown(document.items, { title: document.title })) };
+  if (format === "html") {
+    return { filename, contentType, body: encode(contentToHtml(document.items, { title: document.title })) };
   }
+  return { filename, contentType, body: await contentToPdf(document.items, { title: document.title }) };
+}
+
+/**
+ * A page's or row's markdown export as text (what `exportPage` writes as its markdown file), with
+ * the title it carries and the tree it was written from (whose `children` a caller may list).
+ */
+export async function exportMarkdown(
+  ctx: UserContext,
+  id: string,
+): Promise<{ markdown: string; title: string; tree: BlockTree }> {
+  const tree = await exportedTree(ctx, id);
+  exportFormat(tree, "markdown");
+  const title = (await pageTitle(ctx, tree)) || "Untitled";
+  return { markdown: markdownOf(tree, title), title, tree };
 }
 
 export const BATCH_EXPORT_MAX_PAGES = 50;

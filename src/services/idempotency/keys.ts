@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { RequestContext, UserContext } from "../../lib/context";
+import { unauthorized } from "../../lib/errors";
 
 // The lifecycle of an idempotency key (draft-ietf-httpapi-idempotency-key-header): reserved by one
 // conditional upsert, marked committed inside each write batch of the attempt that holds it
@@ -78,8 +79,9 @@ export async function reserveKey(ctx: UserContext, key: string, request: KeyedRe
   const [, rows] = await batchAll<[unknown, KeyRow]>(ctx.db, [
     sql`INSERT INTO idempotency_keys
           (user_id, idempotency_key, method, path, body_sha256, token, created_at, expires_at, locked_until)
-        VALUES (${userId}, ${key}, ${request.method}, ${request.path}, ${request.bodySha256}, ${token}, ${now},
-                ${now + IDEMPOTENCY_KEY_TTL_MS}, ${now + IDEMPOTENCY_LOCK_MS})
+        SELECT ${userId}, ${key}, ${request.method}, ${request.path}, ${request.bodySha256}, ${token}, ${now},
+               ${now + IDEMPOTENCY_KEY_TTL_MS}, ${now + IDEMPOTENCY_LOCK_MS}
+        WHERE EXISTS (SELECT 1 FROM users WHERE id = ${userId})
         ON CONFLICT (user_id, idempotency_key) DO UPDATE SET
           method = excluded.method, path = excluded.path, body_sha256 = excluded.body_sha256,
           token = excluded.token, created_at = excluded.created_at, expires_at = excluded.expires_at,
@@ -94,7 +96,9 @@ export async function reserveKey(ctx: UserContext, key: string, request: KeyedRe
                response_headers, response_body
         FROM idempotency_keys WHERE user_id = ${userId} AND idempotency_key = ${key}`,
   ]);
-  const row = rows[0] as KeyRow;
+  const row = rows[0];
+  // No row: the credential names a user who no longer exists (a session outliving its account).
+  if (row === undefined) throw unauthorized("This credential's user no longer exists");
   if (row.token === token) return { kind: "owned", attempt: { userId, key, token } };
   if (row.method !== request.method || row.path !== request.path || row.body_sha256 !== request.bodySha256) {
     return { kind: "reused", first: { method: row.method, path: row.path } };
@@ -147,14 +151,21 @@ export async function markCommitted(ctx: RequestContext, attempt: KeyAttempt): P
 
 /**
  * Gives the key up after an attempt that changed nothing and failed, so that a retry (corrected,
- * as the draft asks of clients after an error) runs. Only the attempt's own key: one taken over
- * by a retry stays the retry's.
+ * as the draft asks of clients after an error) runs; answers whether it did. Only the attempt's own
+ * key (one taken over by a retry stays the retry's). After a write batch that failed (`unlessCommitted`),
+ * only while no batch of the attempt committed: D1 undid the failed batch unless it committed, and
+ * its commit marker (in that same batch) says which; a failure after a commit keeps the key, and is
+ * recorded. (A batch that committed and changed no row, a DELETE of nothing, marks the key too:
+ * without a failed batch, such an attempt changed nothing and its key goes.)
  */
-export async function releaseKey(ctx: RequestContext, attempt: KeyAttempt): Promise<void> {
-  await ctx.db.run(
+export async function releaseKey(ctx: RequestContext, attempt: KeyAttempt, unlessCommitted = false): Promise<boolean> {
+  const released = await ctx.db.all<{ released: number }>(
     sql`DELETE FROM idempotency_keys
-        WHERE user_id = ${attempt.userId} AND idempotency_key = ${attempt.key} AND token = ${attempt.token}`,
+        WHERE user_id = ${attempt.userId} AND idempotency_key = ${attempt.key} AND token = ${attempt.token}
+          ${unlessCommitted ? sql`AND committed_at IS NULL` : sql``}
+        RETURNING 1 AS released`,
   );
+  return released.length > 0;
 }
 
 /** Forgets expired keys, a bounded number per run (the Cron Trigger); answers how many went. */

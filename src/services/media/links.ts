@@ -5,7 +5,7 @@ import { DEFAULT_EXPIRES_IN_SECONDS, MEDIA_BUCKET, mediaSigningSecret, ownOrigin
 import { checkedPath, FOREIGN_REASON_MESSAGES, folderOf, readMediaUrl } from "./locations";
 import type { MediaRecord } from "./presenter";
 import { findOwnMedia, type MediaKey, mediaNotFound } from "./queries";
-import { downloadResponse, type ServedObject, signedObjectResponse } from "./serving";
+import { type BytesRequest, downloadHeaders, readRequested, type ServedObject, signedObjectHeaders } from "./serving";
 import { issueSignedUrl, verifyTarget } from "./signing";
 
 // Ways to reach the bytes: signed links (minted for the caller's own media, served to anyone who
@@ -92,18 +92,25 @@ function ownStorageUrl(ctx: UserContext, url: string, origin: string): MediaLoca
   return { bucket: read.bucket, path: read.path };
 }
 
-/** The bytes of the caller's own media, named by one of this service's URLs or by location. */
+/** What a download asks for when it asks for nothing more than the bytes. */
+const WHOLE_FILE: BytesRequest = { preconditions: {}, range: null, ifRange: null };
+
+/**
+ * The bytes of the caller's own media, named by one of this service's URLs or by location; a GET's
+ * preconditions and range (`request`) are answered as an object store answers them (readRequested).
+ */
 export async function downloadMedia(
   ctx: UserContext,
   input: { url: string } | MediaLocation,
   origin: string,
+  request: BytesRequest = WHOLE_FILE,
 ): Promise<ServedObject> {
   const location = "url" in input ? ownStorageUrl(ctx, input.url, origin) : input;
   const record = await findOwnMedia(ctx, ownLocation(ctx, location));
   await ctx.confirmCaller();
-  const object = await ctx.env.MEDIA.get(record.path);
-  if (!object) throw mediaNotFound({ bucket: record.bucket, path: record.path });
-  return downloadResponse(object, record);
+  const served = await readRequested(ctx.env.MEDIA, record.path, request, (object) => downloadHeaders(object, record));
+  if (!served) throw mediaNotFound({ bucket: record.bucket, path: record.path });
+  return served;
 }
 
 export interface SignedQuery {
@@ -118,7 +125,11 @@ export interface SignedQuery {
  * match the bucket, path and expiry (any of them altered), or when the link has expired; never
  * the bytes. Costs no D1 round trip.
  */
-export async function openSignedMedia(ctx: RequestContext, query: SignedQuery): Promise<ServedObject> {
+export async function openSignedMedia(
+  ctx: RequestContext,
+  query: SignedQuery,
+  request: BytesRequest = WHOLE_FILE,
+): Promise<ServedObject> {
   const secret = mediaSigningSecret(ctx);
   const refused = (reason: "invalid_signature" | "expired") =>
     forbidden(reason === "expired" ? "This media link has expired" : "This media link is not valid", { reason });
@@ -129,7 +140,9 @@ export async function openSignedMedia(ctx: RequestContext, query: SignedQuery): 
   const remaining = expires - Math.floor(ctx.now().getTime() / 1000);
   if (remaining <= 0) throw refused("expired");
   if (target.bucket !== MEDIA_BUCKET) throw mediaNotFound({ bucket: target.bucket });
-  const object = await ctx.env.MEDIA.get(target.path);
-  if (!object) throw mediaNotFound({ bucket: target.bucket, path: target.path });
-  return signedObjectResponse(object, remaining);
+  const served = await readRequested(ctx.env.MEDIA, target.path, request, (object) =>
+    signedObjectHeaders(object, remaining),
+  );
+  if (!served) throw mediaNotFound({ bucket: target.bucket, path: target.path });
+  return served;
 }

@@ -1,8 +1,18 @@
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { RequestContext, UserContext } from "../../lib/context";
+import {
+  advancedTimestamp,
+  assertPreconditions,
+  type Preconditions,
+  preconditionSql,
+  type Validator,
+  type Versioned,
+  withValidator,
+} from "../../lib/entity-tags";
 import { badRequest } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { describeError, log } from "../../lib/log";
 import type { MediaMetadata, UploadedMedia } from "../../schemas/media";
 import { MEDIA_METADATA_MAX_BYTES } from "../../schemas/media";
 import { DEFAULT_EXPIRES_IN_SECONDS, MEDIA_BUCKET, mediaSigningSecret } from "./config";
@@ -60,21 +70,13 @@ async function sha256Hex(file: Blob): Promise<string> {
 
 /** Logs a failed undo: the leftover is hidden, and the sweep removes it. */
 function logLeftover(ctx: RequestContext, what: string, record: { id: string; path: string }, error: unknown) {
-  console.error(
-    JSON.stringify({
-      level: "error",
-      request_id: ctx.requestId,
-      media_id: record.id,
-      path: record.path,
-      error: `${what}: ${error instanceof Error ? error.message : String(error)}`,
-    }),
-  );
+  log(ctx, "error", what, { media_id: record.id, path: record.path, error: describeError(error) });
 }
 
 /**
  * Stores a file: its type from the bytes when the declared one disagrees, its SHA-256 (checked
  * again by R2 on the way in), the record and the object together. Answers the record with a
- * signed URL valid for the default lifetime.
+ * signed URL valid for the default lifetime, and the validator of its metadata.
  */
 export async function uploadMedia(ctx: UserContext, input: UploadInput, origin: string): Promise<UploadedMedia> {
   // Before anything is written: a server that cannot sign links cannot answer an upload.
@@ -101,7 +103,9 @@ export async function uploadMedia(ctx: UserContext, input: UploadInput, origin: 
   ctx.waitUntil(work.catch(() => undefined));
   const stored = await work;
   const link = await issueSignedUrl(secret, origin, stored, ctx.now(), DEFAULT_EXPIRES_IN_SECONDS);
-  return { ...presentMedia(stored), signedUrl: link.signedUrl, expires_at: link.expiresAt };
+  // The validator of what the 201's Location names: the new record's metadata (RFC 9110 §15.3.2).
+  const uploaded = { ...presentMedia(stored), signedUrl: link.signedUrl, expires_at: link.expiresAt };
+  return withValidator(uploaded, metadataValidator(stored));
 }
 
 async function storeTogether(ctx: UserContext, record: MediaRecord, file: Blob): Promise<MediaRecord> {
@@ -164,15 +168,27 @@ async function removeObjectAndRecord(ctx: RequestContext, record: MediaRecord): 
 /**
  * Deletes the caller's media: record and object. A `deleting` record left by a failure is
  * finished. Resolves only once both are gone; a failure on the way leaves the record `deleting`
- * (hidden), for a retry or the sweep.
+ * (hidden), for a retry or the sweep. With preconditions (If-Match, If-None-Match against the
+ * metadata's tag), the claim applies only while they hold: one round trip, the claim and the read
+ * before it that explains a refusal (404, or 412 with the current tag).
  */
-export async function deleteMedia(ctx: UserContext, id: string): Promise<void> {
-  const [marked] = await batchAll<[MediaRecord]>(ctx.db, [
-    sql`UPDATE media SET state = 'deleting', updated_at = ${ctx.now().toISOString()}
-      WHERE id = ${id} AND created_by = ${ctx.actor.userId} AND state IN ('ready', 'deleting') RETURNING *`,
+export async function deleteMedia(ctx: UserContext, id: string, preconditions: Preconditions = {}): Promise<void> {
+  const expected = preconditionSql(preconditions, metadataVersion(id));
+  const [states, marked] = await batchAll<[Pick<MediaRecord, "id" | "updated_at">, MediaRecord]>(ctx.db, [
+    sql`SELECT m.id, m.updated_at FROM media m WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId} AND m.state = 'ready'`,
+    // Preconditions are held to the record as read (`ready`); a `deleting` one has no representation
+    // (its GET is a 404), so only a DELETE without them finishes it.
+    sql`UPDATE media AS m SET state = 'deleting', updated_at = ${ctx.now().toISOString()}
+      WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId}
+        ${expected ? sql`AND m.state = 'ready' AND ${expected}` : sql`AND m.state IN ('ready', 'deleting')`}
+      RETURNING *`,
   ]);
   const record = marked[0];
-  if (!record) throw mediaNotFound({ id });
+  if (!record) {
+    const state = states[0];
+    if (state) assertPreconditions(preconditions, metadataValidator(state));
+    throw mediaNotFound({ id });
+  }
   await ctx.confirmCaller();
   const work = removeTogether(ctx, record);
   ctx.waitUntil(work.catch(() => undefined));
@@ -206,35 +222,58 @@ export async function getMediaMetadata(ctx: UserContext, id: string): Promise<Me
   return metadataOf(record);
 }
 
+/**
+ * Media metadata's validator: its entity tag names the record's `updated_at`, which every change of
+ * the metadata advances (`advancedTimestamp`: never the same twice) (RFC 9110 §8.8.3).
+ */
+const METADATA_TAG = "m";
+const metadataValidator = (record: Pick<MediaRecord, "id" | "updated_at">): Validator => ({
+  kind: METADATA_TAG,
+  id: record.id,
+  parts: [record.updated_at],
+});
+/** The same version as it reads in SQL, on the record aliased `m`. */
+const metadataVersion = (id: string): Versioned => ({ kind: METADATA_TAG, id, columns: [sql`m.updated_at`] });
+
 const metadataOf = (record: MediaRecord): MediaMetadata => {
   const { id, metadata, updated_at } = presentMedia(record);
-  return { id, metadata, updated_at };
+  return withValidator({ id, metadata, updated_at }, metadataValidator(record));
 };
 
 /**
  * Applies an RFC 7396 merge patch to the caller's media metadata, in the UPDATE itself (SQLite's
  * `json_patch`): keys given replace, nested objects merge, `null` removes a key. So concurrent
  * patches of different keys keep each other's changes. A result above 16 KiB is a 400 and
- * changes nothing. One round trip: the update and the read that explains a refusal.
+ * changes nothing. One round trip: the update and the read that explains a refusal. With
+ * preconditions (If-Match, If-None-Match), the update applies only while they hold.
  */
 export async function patchMediaMetadata(
   ctx: UserContext,
   id: string,
   patch: Record<string, unknown>,
+  preconditions: Preconditions = {},
 ): Promise<MediaMetadata> {
   const patchText = JSON.stringify(patch);
-  const [states, updated] = await batchAll<[{ merged_bytes: number }, MediaRecord]>(ctx.db, [
-    sql`SELECT length(CAST(json_patch(m.metadata, ${patchText}) AS BLOB)) AS merged_bytes FROM media m
-      WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId} AND m.state = 'ready'`,
-    sql`UPDATE media AS m SET metadata = json_patch(m.metadata, ${patchText}), updated_at = ${ctx.now().toISOString()}
-      WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId} AND m.state = 'ready'
-        AND length(CAST(json_patch(m.metadata, ${patchText}) AS BLOB)) <= ${MEDIA_METADATA_MAX_BYTES}
-      RETURNING *`,
-  ]);
+  const expected = preconditionSql(preconditions, metadataVersion(id));
+  const [states, updated] = await batchAll<[{ merged_bytes: number; id: string; updated_at: string }, MediaRecord]>(
+    ctx.db,
+    [
+      sql`SELECT length(CAST(json_patch(m.metadata, ${patchText}) AS BLOB)) AS merged_bytes, m.id, m.updated_at
+        FROM media m WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId} AND m.state = 'ready'`,
+      sql`UPDATE media AS m SET metadata = json_patch(m.metadata, ${patchText}),
+          updated_at = ${advancedTimestamp(sql`m.updated_at`, ctx.now().toISOString())}
+        WHERE m.id = ${id} AND m.created_by = ${ctx.actor.userId} AND m.state = 'ready'
+          AND length(CAST(json_patch(m.metadata, ${patchText}) AS BLOB)) <= ${MEDIA_METADATA_MAX_BYTES}
+          ${expected ? sql`AND ${expected}` : sql``}
+        RETURNING *`,
+    ],
+  );
   const record = updated[0];
   if (record) return metadataOf(record);
   const state = states[0];
   if (!state) throw mediaNotFound({ id });
+  // Read in the same batch, before the update: the version its preconditions were held to.
+  assertPreconditions(preconditions, metadataValidator(state));
   throw badRequest(`Metadata would be larger than ${MEDIA_METADATA_MAX_BYTES} bytes`, {
     field: "metadata",
     max_bytes: MEDIA_METADATA_MAX_BYTES,

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
+import { type Expected, type Preconditions, withValidator } from "../../lib/entity-tags";
 import { ApiError, badRequest } from "../../lib/errors";
 import type { PageWindow, ResultPage } from "../../lib/pagination";
 import type { Block } from "../../schemas/blocks";
@@ -8,7 +9,7 @@ import { PAGE_TYPES, type Page, type PageSummary, type PageType } from "../../sc
 import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
 import { createTypedBlock, findVisibleBlockWithSchema, updateTypedBlock } from "../block-writes/writes";
 import { deleteBlock, updateBlock } from "../blocks/commands";
-import { parseProperties } from "../blocks/presenter";
+import { blockVersionOf, parseProperties } from "../blocks/presenter";
 import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";
 import { refuseUnsafeLinks } from "../content/editor-content";
@@ -16,7 +17,12 @@ import { markdownToContent } from "../content/markdown";
 import { MAX_MARKDOWN_NESTING } from "../content/markdown-tokens";
 import type { DatabaseSchema } from "../databases/property-types";
 import { propertiesByName } from "../databases/row-values";
-import { loadDatabaseSchema, parseInlineSchema } from "../databases/schema-records";
+import {
+  loadDatabaseSchema,
+  parseInlineSchema,
+  schemaVersionColumns,
+  schemaVersionParts,
+} from "../databases/schema-records";
 
 export { PAGE_TYPES, type Page, type PageSummary, type PageType };
 
@@ -57,9 +63,42 @@ export async function pageTitle(ctx: UserContext, block: Block): Promise<string>
   return titleText(titleProperty ? block.properties[titleProperty.id] : block.properties.title);
 }
 
+/**
+ * A page's entity tag names its block's version and creation time (as a block's tag does) and, for a row, its database's schema version
+ * (schemaVersionParts): `properties_by_name` changes with the schema (a renamed property) while
+ * the row stays as it is.
+ */
+const PAGE_TAG = "p";
+
+/** The page's version columns in SQL (alias `b`), as its validator names them: what a write of it expects. */
+const expectPage = (ctx: UserContext, id: string, preconditions: Preconditions): Expected => {
+  const database = sql`FROM blocks d WHERE b.type = 'database_row' AND d.id = b.database_id
+    AND d.type = 'database' AND ${visibleTo(ctx.actor, "d")}`;
+  return {
+    preconditions,
+    versioned: {
+      kind: PAGE_TAG,
+      id,
+      columns: [
+        sql`b.version`,
+        sql`b.created_at`,
+        ...schemaVersionColumns("d").map((column) => sql`(SELECT ${column} ${database})`),
+      ],
+    },
+  };
+};
+
 export async function presentPage(ctx: UserContext, block: Block, known?: DatabaseSchema): Promise<Page> {
-  const schema = known ?? (await schemaForRow(ctx, block));
-  return schema ? { ...block, properties_by_name: propertiesByName(schema, block.properties, block) } : block;
+  // Only a row shows its database's schema (a page's own database_id names nothing it shows).
+  const schema = block.type === "database_row" ? (known ?? (await schemaForRow(ctx, block))) : null;
+  const page = schema
+    ? { ...block, properties_by_name: propertiesByName(schema, block.properties, block) }
+    : { ...block };
+  return withValidator(page, {
+    kind: PAGE_TAG,
+    id: block.id,
+    parts: [blockVersionOf(block), block.created_at, ...schemaVersionParts(schema)],
+  });
 }
 
 const assertPageLike = (block: Block): Block => {
@@ -190,25 +229,36 @@ export interface UpdatePageInput {
   title?: string;
   /** Deep-merged into the stored properties. */
   properties?: Record<string, unknown>;
-  /** Replaces the body when given. */
+  /** Replaces the body when given (or with `contentMode` `append`, goes after it). */
   content?: unknown;
   contentMarkdown?: string;
+  /**
+   * `append`: the given body goes after the stored one (MCP's update_page). PUT only replaces: an
+   * append repeated is not the same write, and a PUT must be idempotent (RFC 9110 §9.2.2).
+   */
+  contentMode?: "replace" | "append";
 }
 
 /**
  * PUT semantics of the contract: properties deep-merge (in SQL, in the UPDATE
  * itself, so concurrent writers of different keys never lose each other's
- * changes), content replaces.
+ * changes), content replaces (or is appended, in the same UPDATE).
  */
-export async function updatePage(ctx: UserContext, id: string, input: UpdatePageInput): Promise<Page> {
+export async function updatePage(
+  ctx: UserContext,
+  id: string,
+  input: UpdatePageInput,
+  preconditions: Preconditions = {},
+): Promise<Page> {
   // The page and (for a row) its database's schema in one read: a row's PUT is one read and one write.
   const stored = await findVisibleBlockWithSchema(ctx, id);
   assertPageLike(stored.block);
   const { block, schema } = await updateTypedBlock(
     ctx,
     id,
-    { properties: input.properties, title: input.title, content: bodyContent(input) },
+    { properties: input.properties, title: input.title, content: bodyContent(input), contentMode: input.contentMode },
     stored,
+    expectPage(ctx, id, preconditions),
   );
   return presentPage(ctx, block, schema ?? stored.schema);
 }
@@ -218,9 +268,11 @@ export async function deletePage(
   ctx: UserContext,
   id: string,
   permanent: boolean,
+  preconditions: Preconditions = {},
 ): Promise<{ trashed: boolean; deletedCount: number }> {
   assertPageLike(await findVisibleBlock(ctx, id));
-  if (permanent) return { trashed: false, deletedCount: await deleteBlock(ctx, id) };
-  await updateBlock(ctx, id, { inTrash: true });
+  const expected = expectPage(ctx, id, preconditions);
+  if (permanent) return { trashed: false, deletedCount: await deleteBlock(ctx, id, expected) };
+  await updateBlock(ctx, id, { inTrash: true }, { expected });
   return { trashed: true, deletedCount: 0 };
 }

@@ -6,6 +6,7 @@
 import Stripe from "stripe";
 import type { RequestContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
+import { log } from "../../lib/log";
 import { callThirdParty, OutboundError } from "../../lib/outbound";
 import { MAX_UNIX_SECONDS } from "./stripe-objects";
 
@@ -58,9 +59,7 @@ export class UnreadableStripeAnswer extends Error {
 
 /** One JSON line with the request id: what happened with Stripe, never its body, key or URL. */
 export function logStripe(ctx: RequestContext, level: "error" | "warn", fields: Record<string, unknown>) {
-  const line = JSON.stringify({ level, request_id: ctx.requestId, service: "stripe", ...fields });
-  if (level === "error") console.error(line);
-  else console.warn(line);
+  log(ctx, level, "Stripe", { service: "stripe", ...fields });
 }
 
 /**

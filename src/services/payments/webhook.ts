@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { RequestContext } from "../../lib/context";
 import { badRequest, validationDetails } from "../../lib/errors";
+import { log } from "../../lib/log";
 import { verifiedEvent } from "./stripe";
 import { EventEnvelope, type Read, readCheckoutSession, readInvoice, readSubscription } from "./stripe-objects";
 import {
@@ -105,16 +106,7 @@ function planFor(event: EventEnvelope, type: HandledEventType, now: Date): Plan 
 
 /** One JSON line for the operator about an event, with our request id. */
 function warnOperator(ctx: RequestContext, event: EventEnvelope, message: string, fields: Record<string, unknown>) {
-  console.warn(
-    JSON.stringify({
-      level: "warn",
-      request_id: ctx.requestId,
-      message,
-      event_id: event.id,
-      event_type: event.type,
-      ...fields,
-    }),
-  );
+  log(ctx, "warn", message, { event_id: event.id, event_type: event.type, ...fields });
 }
 
 /**

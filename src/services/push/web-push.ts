@@ -2,6 +2,7 @@ import { encryptNotification, vapidHeaders } from "@block65/webcrypto-web-push";
 import { type OutboundUrlProblem, outboundUrlProblem } from "../../lib/address-policy";
 import type { RequestContext } from "../../lib/context";
 import { allowsLocalShortcuts } from "../../lib/environment";
+import { log } from "../../lib/log";
 import { callThirdParty, OutboundError } from "../../lib/outbound";
 import { vapidKeys } from "./config";
 import { checkSubscriptionKeys, encodeBase64Url } from "./encoding";
@@ -82,10 +83,8 @@ export const endpointProblem = (
   url: string | URL,
 ): OutboundUrlProblem | null => outboundUrlProblem(url, { local: allowsLocalShortcuts(ctx) });
 
-function log(ctx: PushContext, level: "warn" | "info", host: string, fields: Record<string, unknown>): void {
-  const line = JSON.stringify({ level, request_id: ctx.requestId, service: "push", push_host: host, ...fields });
-  if (level === "warn") console.warn(line);
-  else console.info(line);
+function logPush(ctx: PushContext, level: "warn" | "info", host: string, fields: Record<string, unknown>): void {
+  log(ctx, level, "Web Push", { service: "push", push_host: host, ...fields });
 }
 
 /** Refuses a message this code should never build (a bug, not a push service's failure). */
@@ -138,7 +137,7 @@ export async function sendPush(
   const host = url.hostname;
   const keys = await checkSubscriptionKeys(subscription);
   if (endpointProblem(ctx, url) !== null || !keys.ok) {
-    log(ctx, "warn", host, { outcome: "gone", reason: keys.ok ? "endpoint not sendable" : keys.problem.reason });
+    logPush(ctx, "warn", host, { outcome: "gone", reason: keys.ok ? "endpoint not sendable" : keys.problem.reason });
     return { outcome: "gone", status: null };
   }
   const target = { endpoint: url.href, expirationTime: null, keys: { p256dh: keys.p256dh, auth: keys.auth } };
@@ -169,7 +168,7 @@ export async function sendPush(
     });
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
-    log(ctx, "warn", host, { outcome: "retry", failure: error.failure });
+    logPush(ctx, "warn", host, { outcome: "retry", failure: error.failure });
     return { outcome: "retry", status: null };
   }
   const status = response.status;
@@ -177,9 +176,9 @@ export async function sendPush(
   await response.body?.cancel().catch(() => undefined);
   if (status >= 200 && status < 300) return { outcome: "sent", status };
   if (status === 404 || status === 410) {
-    log(ctx, "info", host, { outcome: "gone", status });
+    logPush(ctx, "info", host, { outcome: "gone", status });
     return { outcome: "gone", status };
   }
-  log(ctx, "warn", host, { outcome: "retry", status });
+  logPush(ctx, "warn", host, { outcome: "retry", status });
   return { outcome: "retry", status };
 }

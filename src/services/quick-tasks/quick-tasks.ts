@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { UserContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
+import { log } from "../../lib/log";
 import { retryWhileStale } from "../../lib/stale-write-retry";
 import type { QuickTaskCreated, QuickTaskPreview, QuickTaskTargetDatabase } from "../../schemas/quick-tasks";
 import { StructuredOutputError } from "../ai/structured-output";
@@ -73,15 +74,11 @@ async function parseText(
     } catch (error) {
       if (!(error instanceof StructuredOutputError)) throw error;
       fallbackReason = `${choice.provider} (${choice.model}) ${error.reason}: ${error.message}`;
-      console.warn(
-        JSON.stringify({
-          message: "Quick-task model parser failed; the local parser answered",
-          requestId: ctx.requestId,
-          provider: choice.provider,
-          model: choice.model,
-          reason: error.reason,
-        }),
-      );
+      log(ctx, "warn", "Quick-task model parser failed; the local parser answered", {
+        provider: choice.provider,
+        model: choice.model,
+        reason: error.reason,
+      });
     }
   }
   return { parse: parseQuickTaskLocally(input.text, input.timezone, referenceAt), parser: "local", fallbackReason };

@@ -3,6 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { blocks } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
+import { advancedTimestamp } from "../../lib/entity-tags";
 import { notFound, unauthorized } from "../../lib/errors";
 import { StaleWrite } from "../../lib/stale-write-retry";
 import { createBlock } from "../blocks/commands";
@@ -125,7 +126,8 @@ export function templateProperties(): PropertyDefinition[] {
  * The user's built-in Tasks database, installed now if the user has none that is live. One
  * batch: the database block (refused when a live one is recorded: the guard), its columns, and
  * the record in the settings, each landing only with the block. A create that lost the race
- * reads the winner's.
+ * reads the winner's. The record is a change of the settings, so it advances their `updated_at`
+ * (and with it their entity tag).
  */
 export async function installTasksDatabase(ctx: UserContext): Promise<{ database: TaskDatabase; installed: boolean }> {
   const properties = templateProperties();
@@ -149,7 +151,8 @@ export async function installTasksDatabase(ctx: UserContext): Promise<{ database
             insertPropertyRecords(id, properties, timestamp, written),
             sql`INSERT INTO user_settings (user_id, tasks_database_id, updated_at)
               SELECT ${userId}, ${id}, ${timestamp} WHERE ${written}
-              ON CONFLICT (user_id) DO UPDATE SET tasks_database_id = excluded.tasks_database_id`,
+              ON CONFLICT (user_id) DO UPDATE SET tasks_database_id = excluded.tasks_database_id,
+                updated_at = ${advancedTimestamp(sql`user_settings.updated_at`, timestamp)}`,
           ];
         },
       },

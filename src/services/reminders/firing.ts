@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { RequestContext, UserContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
+import { describeError, log } from "../../lib/log";
 import { isActive, visibleTo } from "../blocks/visibility";
 import { propertyPathOfColumn } from "../databases/property-path";
 import { titleText } from "../pages/pages";
@@ -218,13 +219,9 @@ export async function dispatchDueReminders(
     for (const result of results) {
       if (result.status === "rejected") {
         unreached++;
-        console.warn(
-          JSON.stringify({
-            message: "Reminder queue not reached by the sweep; the next tick tries again",
-            requestId: ctx.requestId,
-            error: String(result.reason),
-          }),
-        );
+        log(ctx, "warn", "Reminder queue not reached by the sweep; the next tick tries again", {
+          error: describeError(result.reason),
+        });
       }
     }
   }

@@ -1,7 +1,9 @@
+import { sql } from "drizzle-orm";
 import { Temporal } from "temporal-polyfill";
 import type { RawRow } from "../../db/rows";
 import type { reminders } from "../../db/schema";
 import type { RecurrenceRule } from "../../domain/recurrence-rule";
+import { type Validator, type Versioned, withValidator } from "../../lib/entity-tags";
 import type { Reminder, ReminderStatus } from "../../schemas/reminders";
 import type { Series, Timing } from "./states";
 
@@ -48,7 +50,24 @@ export const addLocalMs = (epochMs: number, distanceMs: number, timeZone: string
 export const dueAtOf = (record: Pick<ReminderRecord, "due_offset_ms" | "timezone">, remindAt: number): number | null =>
   record.due_offset_ms === null ? null : addLocalMs(remindAt, record.due_offset_ms, record.timezone);
 
+/** The kind of a reminder's entity tag: it names the row's `version`, bumped by every write (RFC 9110 §8.8.3). */
+const REMINDER_TAG = "r";
+
+export const reminderValidator = (record: Pick<ReminderRecord, "id" | "version">): Validator => ({
+  kind: REMINDER_TAG,
+  id: record.id,
+  parts: [record.version],
+});
+
+/** A reminder's version in SQL (the `reminders` table unaliased). */
+export const reminderVersioned = (id: string): Versioned => ({ kind: REMINDER_TAG, id, columns: [sql`version`] });
+
+/** The response object of a stored reminder, carrying its validator for the answer's ETag. */
 export function presentReminder(record: ReminderRecord): Reminder {
+  return withValidator(presentReminderFields(record), reminderValidator(record));
+}
+
+function presentReminderFields(record: ReminderRecord): Reminder {
   const remindAt = Date.parse(record.remind_at);
   return {
     id: record.id,

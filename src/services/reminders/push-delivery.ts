@@ -3,6 +3,7 @@ import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { notifications, pushDeliveries, pushSubscriptions } from "../../db/schema";
 import type { RequestContext } from "../../lib/context";
+import { describeError, log } from "../../lib/log";
 import { pushTopic, sendPush } from "../push/web-push";
 
 // Web Push deliveries owed by fired reminders (rows of push_deliveries). A sender claims a
@@ -82,7 +83,7 @@ export async function sendOwedPushes(
         );
       } catch (error) {
         // Not a push service failure (e.g. push not configured on this server): retried like one, and logged.
-        console.warn(JSON.stringify({ message: "Web Push not sent", requestId: ctx.requestId, error: String(error) }));
+        log(ctx, "warn", "Web Push not sent", { error: describeError(error) });
         return { outcome: "retry" as const, status: null };
       }
     }),
@@ -102,15 +103,11 @@ export async function sendOwedPushes(
     }
     if (delivery.attempts >= PUSH_MAX_ATTEMPTS) {
       tally.failed++;
-      console.warn(
-        JSON.stringify({
-          message: "Web Push delivery failed after its last attempt",
-          requestId: ctx.requestId,
-          notificationId: delivery.notification_id,
-          subscriptionId: delivery.subscription_id,
-          status: result.status,
-        }),
-      );
+      log(ctx, "warn", "Web Push delivery failed after its last attempt", {
+        notification_id: delivery.notification_id,
+        subscription_id: delivery.subscription_id,
+        status: result.status,
+      });
       return sql`UPDATE push_deliveries SET state = 'failed', last_status = ${result.status}, updated_at = ${timestamp} WHERE ${key}`;
     }
     tally.retried++;

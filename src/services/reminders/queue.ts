@@ -1,4 +1,5 @@
 import type { RequestContext } from "../../lib/context";
+import { describeError, log } from "../../lib/log";
 import { firingKey } from "./presenter";
 
 /** One due firing of a reminder: a reminder id and which occurrence of it. */
@@ -30,12 +31,8 @@ export async function tellQueue(ctx: RequestContext, userId: string, firings: Qu
   try {
     await reminderQueueOf(ctx.env, userId).schedule(userId, firings);
   } catch (error) {
-    console.warn(
-      JSON.stringify({
-        message: "Reminder queue not reached; the cron sweep will hand the firing over",
-        requestId: ctx.requestId,
-        error: String(error),
-      }),
-    );
+    log(ctx, "warn", "Reminder queue not reached; the cron sweep will hand the firing over", {
+      error: describeError(error),
+    });
   }
 }

@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import { isRecurring, type RecurrenceRule } from "../../domain/recurrence-rule";
 import type { UserContext } from "../../lib/context";
+import { assertPreconditions, type Preconditions, preconditionSql } from "../../lib/entity-tags";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import {
@@ -21,6 +22,8 @@ import {
   parseRule,
   presentReminder,
   type ReminderRecord,
+  reminderValidator,
+  reminderVersioned,
   seriesOf,
   timingOf,
 } from "./presenter";
@@ -285,9 +288,16 @@ export const getReminder = async (ctx: UserContext, id: string): Promise<Reminde
  * from the current occurrence, or after it once it has fired. Other fields keep the state.
  * Dismissed and cancelled reminders cannot be changed (409).
  */
-export async function updateReminder(ctx: UserContext, id: string, input: UpdateReminderInput): Promise<Reminder> {
+export async function updateReminder(
+  ctx: UserContext,
+  id: string,
+  input: UpdateReminderInput,
+  preconditions: Preconditions = {},
+): Promise<Reminder> {
   const record = await retryWhileStale("reminder", async () => {
     const stored = await readOwn(ctx, id);
+    // The write below applies only to the version read, so the preconditions hold for what it changes.
+    assertPreconditions(preconditions, reminderValidator(stored));
     if (stored.status === "dismissed" || stored.status === "cancelled") throw ended(stored, "changed");
     const now = ctx.now();
     const timezone = input.timezone === undefined ? stored.timezone : canonicalZone(input.timezone);
@@ -372,17 +382,27 @@ async function writeLive(
   id: string,
   set: SQL,
   action: string,
-  options: { repeatOf?: ReminderStatus; guard?: SQL; explainLive?: (state: ReminderRecord) => never } = {},
+  options: {
+    repeatOf?: ReminderStatus;
+    guard?: SQL;
+    explainLive?: (state: ReminderRecord) => never;
+    /** The request's If-Match / If-None-Match, checked in the write itself. */
+    preconditions?: Preconditions;
+  } = {},
 ): Promise<{ record: ReminderRecord; changed: boolean }> {
+  const expected = preconditionSql(options.preconditions, reminderVersioned(id));
   const [states, rows] = await batchAll<[ReminderRecord, ReminderRecord]>(ctx.db, [
     ownReminder(ctx, id),
     sql`UPDATE reminders SET ${set}, version = version + 1, updated_at = ${ctx.now().toISOString()}
-      WHERE id = ${id} AND user_id = ${ctx.actor.userId} AND status IN ${LIVE} ${options.guard ?? sql``} RETURNING *`,
+      WHERE id = ${id} AND user_id = ${ctx.actor.userId} AND status IN ${LIVE} ${options.guard ?? sql``}
+        ${expected ? sql`AND ${expected}` : sql``} RETURNING *`,
   ]);
   const updated = rows[0];
   if (updated) return { record: updated, changed: true };
   const state = states[0];
   if (!state) throw reminderNotFound(id);
+  // Read in the same batch, before the write: the version the write's precondition was checked against.
+  if (options.preconditions) assertPreconditions(options.preconditions, reminderValidator(state));
   if (state.status === options.repeatOf) return { record: state, changed: false };
   if (isLive(state.status) && options.explainLive) options.explainLive(state);
   throw ended(state, action);
@@ -399,7 +419,12 @@ export interface SnoozeReminderInput {
  * waiting for its time cannot be snoozed to before it: that would remind earlier, not later (PUT a
  * new `remind_at`).
  */
-export async function snoozeReminder(ctx: UserContext, id: string, input: SnoozeReminderInput): Promise<Reminder> {
+export async function snoozeReminder(
+  ctx: UserContext,
+  id: string,
+  input: SnoozeReminderInput,
+  preconditions: Preconditions = {},
+): Promise<Reminder> {
   const until = input.until ? new Date(input.until) : new Date(ctx.now().getTime() + (input.minutes ?? 0) * 60_000);
   if (until.getTime() <= ctx.now().getTime()) {
     throw badRequest("until must be in the future", { field: "until", until: until.toISOString() });
@@ -411,6 +436,7 @@ export async function snoozeReminder(ctx: UserContext, id: string, input: Snooze
     sql`status = 'snoozed', next_fire_at = ${until.getTime()}, snoozed_until = ${untilIso}`,
     "snoozed",
     {
+      preconditions,
       guard: sql`AND NOT (status = 'scheduled' AND remind_at > ${untilIso})`,
       explainLive: (state) => {
         throw badRequest("until is before the reminder's own time: a snooze reminds later, not earlier", {
@@ -426,13 +452,17 @@ export async function snoozeReminder(ctx: UserContext, id: string, input: Snooze
 }
 
 /** Ends the reminder. Cancelling a cancelled reminder answers it as it is. */
-export async function cancelReminder(ctx: UserContext, id: string): Promise<Reminder> {
+export async function cancelReminder(
+  ctx: UserContext,
+  id: string,
+  preconditions: Preconditions = {},
+): Promise<Reminder> {
   const { record } = await writeLive(
     ctx,
     id,
     sql`status = 'cancelled', next_fire_at = NULL, snoozed_until = NULL`,
     "cancelled",
-    { repeatOf: "cancelled" },
+    { repeatOf: "cancelled", preconditions },
   );
   return presentReminder(record);
 }
@@ -441,19 +471,25 @@ export async function cancelReminder(ctx: UserContext, id: string): Promise<Remi
  * `series`: the reminder ends (dismissed). `occurrence`: the current occurrence is done; a
  * one-off reminder ends, a repeating one moves on to its next occurrence (completed when none).
  */
-export async function dismissReminder(ctx: UserContext, id: string, scope: "occurrence" | "series"): Promise<Reminder> {
+export async function dismissReminder(
+  ctx: UserContext,
+  id: string,
+  scope: "occurrence" | "series",
+  preconditions: Preconditions = {},
+): Promise<Reminder> {
   if (scope === "series") {
     const { record } = await writeLive(
       ctx,
       id,
       sql`status = 'dismissed', next_fire_at = NULL, snoozed_until = NULL`,
       "dismissed",
-      { repeatOf: "dismissed" },
+      { repeatOf: "dismissed", preconditions },
     );
     return presentReminder(record);
   }
   const record = await retryWhileStale("reminder", async () => {
     const stored = await readOwn(ctx, id);
+    assertPreconditions(preconditions, reminderValidator(stored));
     if (stored.status === "dismissed") return stored;
     if (!isLive(stored.status)) throw ended(stored, "dismissed");
     const timing = afterDismissOccurrence(seriesOf(stored), timingOf(stored), ctx.now().getTime());

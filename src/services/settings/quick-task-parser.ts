@@ -37,6 +37,18 @@ export function taskCaptureTimeoutMs(env: Pick<Env, "TASK_CAPTURE_TIMEOUT_SECOND
 }
 
 /**
+ * What of the server's configuration the parser choice reads (never a key, only whether one is
+ * set): the settings' validator digests it, so their tag changes when the configuration does.
+ */
+export const parserConfiguration = (ctx: Pick<RequestContext, "env" | "local">): unknown[] => [
+  ctx.env.TASK_CAPTURE_PROVIDER ?? null,
+  ctx.env.TASK_CAPTURE_MODEL ?? null,
+  ctx.env.OPENAI_COMPATIBLE_BASE_URL ?? null,
+  ctx.local,
+  ...Object.values(SERVER_KEY_SETTINGS).map((setting) => Boolean(ctx.env[setting])),
+];
+
+/**
  * The model parser a user's request would use, or why there is none. A user's provider takes
  * the user's model, or the server's model only when the server names the same provider (a model
  * name means nothing to another provider).

@@ -1,5 +1,6 @@
 import type { RequestContext } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
+import { log } from "../../lib/log";
 import { callThirdParty, OutboundError } from "../../lib/outbound";
 import { type AudioUpload, readAudioUpload } from "./audio";
 import { configuredTranscriber, type Transcriber, type WorkersAiBinding } from "./config";
@@ -99,7 +100,10 @@ async function viaWorkersAi(
     answer = await untilAborted(runModel(transcriber.ai, transcriber.model, audioBase64), signal);
   } catch (error) {
     if (signal.aborted) throw new OutboundError(WORKERS_AI_SERVICE, timeout.aborted ? "timeout" : "aborted");
-    log(ctx, WORKERS_AI_SERVICE, { error: "run failed", name: error instanceof Error ? error.name : typeof error });
+    logFailure(ctx, WORKERS_AI_SERVICE, {
+      error: "run failed",
+      name: error instanceof Error ? error.name : typeof error,
+    });
     throw new ApiError("upstream_failed", `${WORKERS_AI_SERVICE} could not transcribe the audio`);
   }
   return textOf(ctx, WORKERS_AI_SERVICE, answer);
@@ -128,13 +132,13 @@ function textOf(ctx: RequestContext, service: string, answer: unknown, status?: 
 }
 
 function unreadable(ctx: RequestContext, service: string, status: number | undefined): ApiError {
-  log(ctx, service, { error: "the answer is not a transcription", ...(status ? { status } : {}) });
+  logFailure(ctx, service, { error: "the answer is not a transcription", ...(status ? { status } : {}) });
   return new ApiError("upstream_failed", `${service} answered with something that is not a transcription`);
 }
 
 /** One JSON line with the request id: what happened, never the answer, URL or key. */
-function log(ctx: RequestContext, service: string, fields: Record<string, unknown>) {
-  console.error(JSON.stringify({ level: "error", request_id: ctx.requestId, service, ...fields }));
+function logFailure(ctx: RequestContext, service: string, fields: Record<string, unknown>) {
+  log(ctx, "error", "transcription failed", { service, ...fields });
 }
 
 /** Base64 of any length: in chunks, since one `fromCharCode` call over megabytes overflows the stack. */

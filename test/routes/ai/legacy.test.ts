@@ -64,6 +64,7 @@ describe.each(NAMED_PROVIDERS)("POST /api/ai/%s (legacy, open)", (provider) => {
         error: expect.stringContaining(message),
         code: "upstream_failed",
         details: { provider, provider_status: status, ...details },
+        request_id: expect.any(String),
       });
       expect(JSON.stringify(res.body)).not.toContain("upstream says");
       expectNowhere(key, res.body, [...res.headers], consoleCapture.lines);
@@ -81,6 +82,7 @@ describe.each(NAMED_PROVIDERS)("POST /api/ai/%s (legacy, open)", (provider) => {
       error: "The provider could not be reached; retry later",
       code: "upstream_failed",
       details: { provider },
+      request_id: expect.any(String),
     });
     expectNowhere(key, res.body, consoleCapture.lines);
   });

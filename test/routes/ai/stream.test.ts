@@ -479,6 +479,7 @@ describe("POST /api/v1/ai/{provider}/stream: refusals before the stream are HTTP
       error: "Unknown AI provider",
       code: "not_found",
       details: { providers: [...AI_PROVIDERS] },
+      request_id: expect.any(String),
     });
   });
 

@@ -143,7 +143,12 @@ describe("signed URLs: expiry and tampering", () => {
     const res = await fetchUrl(url);
     expect(res.status, what).toBe(403);
     expect(res.headers.get("Content-Type"), what).toContain("application/json");
-    expect(res.json, what).toEqual({ error: expect.any(String), code: "forbidden", details: { reason } });
+    expect(res.json, what).toEqual({
+      error: expect.any(String),
+      code: "forbidden",
+      details: { reason },
+      request_id: expect.any(String),
+    });
   }
 
   it("an expired link is a 403 (the second of expiry included), also for a HEAD", async () => {

@@ -265,6 +265,7 @@ describe("POST /api/v1/media/upload", () => {
       error: expect.any(String),
       code: "payload_too_large",
       details: { max_bytes: DEFAULT_MAX_UPLOAD_BYTES },
+      request_id: expect.any(String),
     });
     await expectNothingStored(user);
   });

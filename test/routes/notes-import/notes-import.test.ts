@@ -294,7 +294,11 @@ describe("a failing notes tool: 500 upstream_failed, with nothing of its URL, se
     faked = fakeThirdParties(() => new Response(UPSTREAM_SECRET_BODY, { status }));
     const res = await send({ transcriptionText: "hello", title: "t" });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: `notes tool answered with HTTP ${status}`, code: "upstream_failed" });
+    expect(res.body).toEqual({
+      error: `notes tool answered with HTTP ${status}`,
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(res.headers.get("X-Request-Id")).toBeTruthy();
     expectNothingLeaked(res);
   });
@@ -305,7 +309,11 @@ describe("a failing notes tool: 500 upstream_failed, with nothing of its URL, se
     );
     const res = await send({ transcriptionText: "hello", title: "t" });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "notes tool answered with HTTP 308", code: "upstream_failed" });
+    expect(res.body).toEqual({
+      error: "notes tool answered with HTTP 308",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(faked.requests).toHaveLength(1);
   });
 
@@ -315,7 +323,11 @@ describe("a failing notes tool: 500 upstream_failed, with nothing of its URL, se
     });
     const res = await send({ transcriptionText: "hello", title: "t" });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "notes tool could not be reached", code: "upstream_failed" });
+    expect(res.body).toEqual({
+      error: "notes tool could not be reached",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expectNothingLeaked(res);
   });
 
@@ -327,7 +339,11 @@ describe("a failing notes tool: 500 upstream_failed, with nothing of its URL, se
       { ...CONFIGURED, NOTES_WEBHOOK_TIMEOUT_SECONDS: "1" },
     );
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "notes tool did not answer in time", code: "upstream_failed" });
+    expect(res.body).toEqual({
+      error: "notes tool did not answer in time",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(Date.now() - started).toBeLessThan(5000);
     expectNothingLeaked(res);
   });
@@ -354,6 +370,7 @@ describe("not configured: 503 unavailable naming the setting, and nothing is sen
         error: "Notes import is not configured on this server: set NOTES_WEBHOOK_URL, the notes tool's webhook",
         code: "unavailable",
         details: { setting: "NOTES_WEBHOOK_URL" },
+        request_id: expect.any(String),
       });
     }
   });

@@ -5,6 +5,7 @@ import type { Reminder } from "../../../src/schemas/reminders";
 import type { Settings } from "../../../src/schemas/settings";
 import { api, createUser, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
+import { expectWrittenTag } from "../../helpers/conditional";
 import { addProperty, createDatabase, getSchema, insertLegacyDatabase, PROP_ID } from "../../helpers/databases";
 import { createPage } from "../../helpers/pages";
 
@@ -152,6 +153,33 @@ describe("POST /api/v1/tasks/from-natural-language/preview", () => {
 });
 
 describe("POST /api/v1/tasks/from-natural-language", () => {
+  it("a 201 carries the new page's ETag, as GET of its Location answers it (RFC 9110 §15.3.2), with or without a reminder", async () => {
+    const user = await createUser();
+    await patchSettings(user, { quickTaskSkipPreview: true });
+    for (const [what, send] of [
+      ["create", () => create(user, { text: "Pay rent tomorrow at 9am", ...BERLIN })],
+      [
+        "create with a reminder",
+        () => create(user, { text: "Pay rent tomorrow at 9am, remind me 30 minutes before", ...BERLIN }),
+      ],
+      [
+        "preview=1, skipping the preview",
+        () => preview(user, { text: "Book flights friday", ...BERLIN }, "?preview=1"),
+      ],
+    ] as const) {
+      const res = await send();
+      expect(res.status, what).toBe(201);
+      const location = res.headers.get("Location") ?? "";
+      expect(location, what).toBe(`/api/v1/pages/${(res.body as QuickTaskCreated).task.id}`);
+      await expectWrittenTag(res, null, () => api(location, { auth: user }));
+    }
+    // A preview answers a parse, no resource: no tag.
+    await patchSettings(user, { quickTaskSkipPreview: false });
+    const parsed = await preview(user, { text: "Book flights friday", ...BERLIN }, "?preview=1");
+    expect(parsed.status).toBe(200);
+    expect(parsed.headers.get("ETag")).toBeNull();
+  });
+
   it("installs the built-in Tasks database on first create and writes the row to its property ids", async () => {
     const user = await createUser();
     const body = await created(user, { text: "Pay rent tomorrow at 9am, high priority -- the landlord's IBAN" });

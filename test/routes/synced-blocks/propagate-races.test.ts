@@ -74,10 +74,10 @@ describe("propagation against concurrent changes", () => {
 
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused).toMatchObject({ status: 409, details: { hazards: [{ instance_block_id: instance.id }] } });
-    // Only the move happened.
+    // Only the move happened (a write of the block: its version moved on with it).
     expect({ row: await storedRow(instance.id), subtree: await storedSubtree(instance.id) }).toEqual({
       ...before,
-      row: { ...before.row, parent_id: source.id },
+      row: { ...before.row, parent_id: source.id, version: Number(before.row?.version) + 1 },
     });
     expect(await storedRow(old.id)).not.toBeNull();
     expect((await storedLink(instance.id))?.last_synced_at).toBeNull();

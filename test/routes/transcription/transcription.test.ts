@@ -261,6 +261,7 @@ describe("refused uploads: 400, 413, 415, and the endpoint is never called", () 
       error: "The audio file is larger than 2048 bytes",
       code: "payload_too_large",
       details: { max_bytes: 2048 },
+      request_id: expect.any(String),
     });
     faked?.restore();
     faked = answering("exact");
@@ -310,7 +311,11 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
     faked = fakeThirdParties(() => new Response(UPSTREAM_SECRET_BODY, { status }));
     const res = await transcribe(wavBytes());
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: `transcription service answered with HTTP ${status}`, code: "upstream_failed" });
+    expect(res.body).toEqual({
+      error: `transcription service answered with HTTP ${status}`,
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(res.headers.get("X-Request-Id")).toBeTruthy();
     expectNothingLeaked(res);
   });
@@ -321,7 +326,11 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
     );
     const res = await transcribe(wavBytes());
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "transcription service answered with HTTP 307", code: "upstream_failed" });
+    expect(res.body).toEqual({
+      error: "transcription service answered with HTTP 307",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(faked.requests).toHaveLength(1);
     expect(res.text).not.toContain("elsewhere");
   });
@@ -332,7 +341,11 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
     });
     const res = await transcribe(wavBytes());
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "transcription service could not be reached", code: "upstream_failed" });
+    expect(res.body).toEqual({
+      error: "transcription service could not be reached",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expectNothingLeaked(res);
   });
 
@@ -341,7 +354,11 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
     const started = Date.now();
     const res = await transcribe(wavBytes(), { ...CONFIGURED, TRANSCRIPTION_TIMEOUT_SECONDS: "1" });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "transcription service did not answer in time", code: "upstream_failed" });
+    expect(res.body).toEqual({
+      error: "transcription service did not answer in time",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(Date.now() - started).toBeLessThan(5000);
     expectNothingLeaked(res);
   });
@@ -357,6 +374,7 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
     expect(res.body).toEqual({
       error: "transcription service answered with something that is not a transcription",
       code: "upstream_failed",
+      request_id: expect.any(String),
     });
     expectNothingLeaked(res);
   });
@@ -377,6 +395,7 @@ describe("not configured: 503 unavailable naming the setting, and nothing is sen
       error: "Transcription is not configured on this server: bind Workers AI as AI, or set TRANSCRIPTION_BASE_URL",
       code: "unavailable",
       details: { setting: "TRANSCRIPTION_BASE_URL" },
+      request_id: expect.any(String),
     });
     const noFile = await send({ body: new FormData() }, { ...CONFIGURED, TRANSCRIPTION_BASE_URL: "" });
     expect(noFile.status).toBe(400);
@@ -460,7 +479,11 @@ describe("the Workers AI binding, when one is bound", () => {
     });
     const failed = await transcribe(wavBytes(), { ...CONFIGURED, AI: failing });
     expect(failed.status).toBe(500);
-    expect(failed.body).toEqual({ error: "Workers AI could not transcribe the audio", code: "upstream_failed" });
+    expect(failed.body).toEqual({
+      error: "Workers AI could not transcribe the audio",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
     expect(failed.text).not.toContain("internal detail");
     expect(consoleOutput()).not.toContain("internal detail");
 
@@ -469,12 +492,17 @@ describe("the Workers AI binding, when one is bound", () => {
     expect(empty.body).toEqual({
       error: "Workers AI answered with something that is not a transcription",
       code: "upstream_failed",
+      request_id: expect.any(String),
     });
 
     const never = fakeAi(() => new Promise(() => undefined));
     const slow = await transcribe(wavBytes(), { ...CONFIGURED, TRANSCRIPTION_TIMEOUT_SECONDS: "1", AI: never });
     expect(slow.status).toBe(500);
-    expect(slow.body).toEqual({ error: "Workers AI did not answer in time", code: "upstream_failed" });
+    expect(slow.body).toEqual({
+      error: "Workers AI did not answer in time",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
   });
 });
 
@@ -490,6 +518,7 @@ describe("the open-route rate limit", () => {
       error: "Too many requests: retry later",
       code: "rate_limited",
       details: { policy: "operation", retry_after_seconds: 60 },
+      request_id: expect.any(String),
     });
     // The limit reached, named as every 429 names it; no credential, so no quota of one.
     expect(refused.headers.get("RateLimit")).toBe('"operation";r=0;t=60');

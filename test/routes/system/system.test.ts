@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api } from "../helpers/api";
+import { api } from "../../helpers/api";
 
 describe("system endpoints", () => {
   it("GET / describes the deployment without credentials", async () => {

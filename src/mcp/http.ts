@@ -1,0 +1,81 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { UserContext } from "../lib/context";
+import { ApiError, codeForStatus } from "../lib/errors";
+import { createMcpServer } from "./server";
+
+// One HTTP request of MCP's Streamable HTTP transport (MCP 2025-11-25, Transports), answered by
+// the SDK's transport in its stateless form: no session (no Mcp-Session-Id), and every answer a
+// single JSON body, never a server-sent event stream, as the server sends nothing unasked.
+
+/** What the SDK's transport requires a POST to accept: MCP asks clients to send both. */
+const MCP_ACCEPT = "application/json, text/event-stream";
+
+/** The media ranges that match `application/json`, most specific first. */
+const JSON_RANGES = ["application/json", "application/*", "*/*"];
+
+/**
+ * True when `accept` admits a JSON answer (RFC 9110 §12.5.1): no Accept at all, or the most
+ * specific range that matches `application/json` has a weight above 0.
+ */
+export function acceptsJson(accept: string | null): boolean {
+  if (accept === null || accept.trim() === "") return true;
+  const weights = new Map<string, number>();
+  for (const range of accept.split(",")) {
+    const [mediaRange = "", ...parameters] = range.split(";").map((part) => part.trim().toLowerCase());
+    const q = parameters.find((parameter) => parameter.startsWith("q="));
+    weights.set(mediaRange, q === undefined ? 1 : Number(q.slice(2)));
+  }
+  const weight = JSON_RANGES.map((range) => weights.get(range)).find((found) => found !== undefined);
+  return weight !== undefined && weight > 0;
+}
+
+/** A refusal of the transport (an unsupported MCP-Protocol-Version, a batch of initializations...) as the API's error. */
+async function transportRefusal(response: Response): Promise<ApiError> {
+  let message = `The MCP request was refused (HTTP ${response.status})`;
+  let rpcCode: unknown;
+  try {
+    const answer = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
+    if (typeof answer.error?.message === "string") message = answer.error.message;
+    rpcCode = answer.error?.code;
+  } catch {
+    // Not JSON: the status says it all.
+  }
+  return new ApiError(codeForStatus(response.status), message, {
+    ...(typeof rpcCode === "number" ? { jsonrpc_error_code: rpcCode } : {}),
+  });
+}
+
+/**
+ * Answers one POST of JSON-RPC messages (`body`, already parsed and checked as JSON-RPC) for the
+ * caller of `ctx`. A request that accepts no JSON is a 406; one the transport refuses (an
+ * unsupported MCP-Protocol-Version...) is the API's error envelope, with its JSON-RPC code in
+ * `details`. A request with only notifications or responses is a 202.
+ */
+export async function answerMcp(ctx: UserContext, request: Request, body: unknown): Promise<Response> {
+  const accept = request.headers.get("Accept");
+  if (!acceptsJson(accept)) {
+    throw new ApiError("not_acceptable", "This operation answers application/json: accept it", {
+      accept,
+      available: ["application/json"],
+    });
+  }
+  // The answer is JSON whatever the client accepts besides (enableJsonResponse): a client that
+  // accepts JSON alone is served as one that also lists text/event-stream.
+  const headers = new Headers(request.headers);
+  headers.set("Accept", MCP_ACCEPT);
+  const server = createMcpServer(ctx);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    const response = await transport.handleRequest(new Request(request.url, { method: request.method, headers }), {
+      parsedBody: body,
+    });
+    if (response.status >= 400) throw await transportRefusal(response);
+    return response;
+  } finally {
+    await server.close();
+  }
+}
