@@ -1,6 +1,8 @@
 import { badRequest } from "../../lib/errors";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import type { Handler } from "../../openapi/define-route";
+import { answerTagged, preconditionsOf } from "../../openapi/entity-tags";
+import { expectBlock } from "../../services/blocks/presenter";
 import { listChanges } from "../../services/change-log/feed";
 import { listBlockHistory, restoreBlockVersion } from "../../services/change-log/history";
 import type * as routes from "./changes.routes";
@@ -27,5 +29,6 @@ export const history: Handler<typeof routes.history> = async (c) => {
 
 export const restore: Handler<typeof routes.restore> = async (c) => {
   const { id, event_id: eventId } = c.req.valid("param");
-  return c.json(await restoreBlockVersion(c.var.ctx, id, eventId), 200);
+  const block = await restoreBlockVersion(c.var.ctx, id, eventId, expectBlock(id, preconditionsOf(c)));
+  return answerTagged(c, block, 200);
 };

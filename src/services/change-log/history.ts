@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
+import type { Expected } from "../../lib/entity-tags";
 import { conflict, notFound } from "../../lib/errors";
 import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
 import type { Block } from "../../schemas/blocks";
@@ -60,10 +61,16 @@ const versionNotFound = (blockId: string, eventId: number) =>
  * Writes the properties (whole) and content of the version `eventId` back to the block, as a
  * change of the caller's: validated as any write of the block's type is (a row's values against its
  * database's schema as it is now). The block must still be of the version's type and, for a row, in
- * its database: otherwise a 409 (convert or move it back first). One read (block, schema, version)
- * and one write.
+ * its database: otherwise a 409 (convert or move it back first). `expected` is the request's
+ * preconditions, checked in the write (a 412 when they fail). One read (block, schema, version) and
+ * one write.
  */
-export async function restoreBlockVersion(ctx: UserContext, blockId: string, eventId: number): Promise<Block> {
+export async function restoreBlockVersion(
+  ctx: UserContext,
+  blockId: string,
+  eventId: number,
+  expected?: Expected,
+): Promise<Block> {
   const [blocks, databases, records, versions] = await batchAll<
     [BlockRecord, DatabaseBlockRow, PropertyRecord, ChangeEventRecord]
   >(ctx.db, [
@@ -86,6 +93,7 @@ export async function restoreBlockVersion(ctx: UserContext, blockId: string, eve
     blockId,
     { properties: version.properties, content: version.content, replaceProperties: true },
     known,
+    expected,
   );
   return block;
 }

@@ -4,6 +4,7 @@ import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
 import { BLOCKS, type Block, createBlock, getBlock } from "../../helpers/blocks";
 import { about, changesAfter, feedEnd } from "../../helpers/changes";
+import { expectPreconditionFailed, expectWrittenTag, sendWith } from "../../helpers/conditional";
 import { createDatabase, createRow, DATABASES } from "../../helpers/databases";
 import { createPage } from "../../helpers/pages";
 
@@ -153,6 +154,39 @@ describe("restoring a version", () => {
 
     const other = await createBlock(user);
     expectErrorBody(await restore(user, other.id, asParagraph?.event_id as number), 404);
+  });
+
+  it("takes If-Match as every write of a block (RFC 9110 §13.1.1): a stale tag is a 412 with the current one, and nothing is written", async () => {
+    const user = await createUser();
+    const { id, versions } = await pageWithVersions(user);
+    const path = `${BLOCKS}/${id}/history/${versions.at(-1)?.event_id}/restore`;
+    const current = (await getBlock(user, id)).headers.get("ETag");
+    const start = await feedEnd(user);
+    await patch(user, id, { properties: { title: "Meanwhile" } });
+    const moved = (await getBlock(user, id)).headers.get("ETag");
+
+    expectPreconditionFailed(await sendWith(user, "POST", path, { "If-Match": current ?? "" }), moved);
+    expect((await getBlock(user, id)).body.properties).toMatchObject({ title: "Meanwhile" });
+    expect(about((await changesAfter(user, start)).events, [id])).toHaveLength(1);
+
+    const restored = await sendWith<Block>(user, "POST", path, { "If-Match": moved ?? "" });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(restored.body.properties).toEqual({ title: "First title" });
+    await expectWrittenTag(restored, moved, () => getBlock(user, id));
+  });
+
+  it("takes an Idempotency-Key as every POST: the same request again replays the answer, and restores once", async () => {
+    const user = await createUser();
+    const { id, versions } = await pageWithVersions(user);
+    const path = `${BLOCKS}/${id}/history/${versions.at(-1)?.event_id}/restore`;
+    const start = await feedEnd(user);
+    const key = { "Idempotency-Key": `"${crypto.randomUUID()}"` };
+    const first = await sendWith<Block>(user, "POST", path, key);
+    const again = await sendWith<Block>(user, "POST", path, key);
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect(about((await changesAfter(user, start)).events, [id])).toHaveLength(1);
   });
 
   it("costs one read and one write", async () => {
