@@ -4,11 +4,13 @@ import { pageWindow } from "../../../src/lib/pagination";
 import { listChanges } from "../../../src/services/change-log/feed";
 import { api, createUser } from "../../helpers/api";
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
-import { BLOCKS, createBlock, ISO_DATE_TIME, insertBlocks } from "../../helpers/blocks";
+import { BLOCKS, createBlock, getBlock, ISO_DATE_TIME, insertBlocks } from "../../helpers/blocks";
 import { about, CHANGES, changesAfter, feedEnd, readFeed, summary } from "../../helpers/changes";
 import { createComment, deleteComment, patchComment, resolveComment } from "../../helpers/comments";
 import { cronTick } from "../../helpers/cron";
+import { createPage, PAGES } from "../../helpers/pages";
 import { planOf, recordingContext, type Statement, tableScansOf } from "../../helpers/query-plans";
+import { link, propagate } from "../../helpers/synced-blocks";
 
 describeAuthMatrix({ name: "GET /api/v1/changes", method: "GET", path: () => CHANGES });
 
@@ -159,6 +161,60 @@ describe("the change feed", () => {
         expect((event.data as { created_by: string }).created_by).toBe(user.id);
       }
     }
+  });
+});
+
+describe("a block's version and its events", () => {
+  /** The block's one event since `start`, checked against what GET answers now (its ETag moved on from `before`). */
+  async function oneEventOf(user: Awaited<ReturnType<typeof createUser>>, id: string, start: string, before: string) {
+    const events = about((await changesAfter(user, start)).events, [id]);
+    expect(events.map(summary)).toHaveLength(1);
+    const read = await getBlock(user, id);
+    expect(read.headers.get("ETag")).not.toBe(before);
+    expect(events[0]?.data).toEqual(read.body);
+    return events[0];
+  }
+
+  it("one PUT of a page is one event: the version it bumps is no change of its own, and `data` is the block as GET answers it", async () => {
+    const user = await createUser();
+    const page = await createPage(user, { title: "Before" });
+    const before = (await getBlock(user, page.id)).headers.get("ETag") ?? "";
+    const start = await feedEnd(user);
+    const put = await api(`${PAGES}/${page.id}`, {
+      method: "PUT",
+      auth: user,
+      body: { properties: { title: "After" } },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const event = await oneEventOf(user, page.id, start, before);
+    expect(event?.changed_fields).toEqual(["properties"]);
+  });
+
+  it("a write whose version the trigger bumps (synced-block propagation) is one event too", async () => {
+    const user = await createUser();
+    const source = await createBlock(user, { type: "callout", properties: { title: "Checklist" } });
+    const instance = await createBlock(user);
+    await link(user, source.id, instance.id);
+    const before = (await getBlock(user, instance.id)).headers.get("ETag") ?? "";
+    const start = await feedEnd(user);
+    expect((await propagate(user, source.id)).status).toBe(200);
+    const event = await oneEventOf(user, instance.id, start, before);
+    expect(event?.changed_fields).toEqual(["type", "properties"]);
+  });
+
+  it("a write that changes nothing a block shows moves its version on and is no event", async () => {
+    const user = await createUser();
+    const block = await createBlock(user, { properties: { text: "same" } });
+    const before = (await getBlock(user, block.id)).headers.get("ETag");
+    const start = await feedEnd(user);
+    const same = await api(`${BLOCKS}/${block.id}`, {
+      method: "PATCH",
+      auth: user,
+      body: { properties: { text: "same" } },
+    });
+    expect(same.status).toBe(200);
+    expect(same.headers.get("ETag")).not.toBe(before);
+    expect(about((await changesAfter(user, start)).events, [block.id])).toEqual([]);
   });
 });
 
