@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { TOOLS } from "../../../src/mcp/server";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { BLOCKS, type Block, createBlock } from "../../helpers/blocks";
 import { type ChangeEvent, changesAfter, feedEnd } from "../../helpers/changes";
 import { createComment } from "../../helpers/comments";
 import { contractOperations, securedOf } from "../../helpers/contract";
 import { createDatabase, DATABASES } from "../../helpers/databases";
+import { postMcp } from "../../helpers/mcp";
 import { createPage, PAGES } from "../../helpers/pages";
 import { link, SYNCED } from "../../helpers/synced-blocks";
 
@@ -45,6 +47,51 @@ async function databaseWithRows(user: TestUser) {
 }
 
 const BERLIN = { timezone: "Europe/Berlin", reference_at: "2026-03-02T10:00:00+01:00" };
+
+/** A tools/call as an MCP client sends it: one JSON-RPC request to the stateless POST /mcp. */
+const callTool = (user: TestUser, name: string, args: Record<string, unknown>) =>
+  postMcp(user, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+
+/** A tool call's structured content; a tool error fails the test here (it would leave no event to match). */
+function toolAnswer<T>(res: ApiResponse): T {
+  const result = bodyOf<{ result?: { isError?: boolean; structuredContent: T } }>(res).result;
+  expect(result?.isError, JSON.stringify(res.body)).not.toBe(true);
+  return result?.structuredContent as T;
+}
+
+/** Every write tool of the MCP server: what an agent writes is logged as the REST twin's write is, as the caller's. */
+const MCP_WRITE_TOOLS: Record<string, Scenario> = {
+  create_page: async (user) => ({
+    send: () => callTool(user, "create_page", { title: "By an agent", markdown: "Written **here**." }),
+    expected: (res) => [["block.created", toolAnswer<{ id: string }>(res).id]],
+  }),
+  update_page: async (user) => {
+    const page = await createPage(user, { title: "Before the agent" });
+    return {
+      send: () => callTool(user, "update_page", { id: page.id, markdown: "Appended.", mode: "append" }),
+      expected: () => [["block.updated", page.id]],
+    };
+  },
+  add_rows: async (user) => {
+    const { id } = await databaseWithRows(user);
+    return {
+      send: () => callTool(user, "add_rows", { database_id: id, rows: [{ title: "A" }, { title: "B" }] }),
+      expected: (res) => toolAnswer<{ ids: string[] }>(res).ids.map((row): Expected => ["block.created", row]),
+    };
+  },
+  add_comment: async (user) => {
+    const block = await createBlock(user);
+    return {
+      send: () => callTool(user, "add_comment", { block_id: block.id, content: "From an agent" }),
+      expected: (res) => [["comment.created", toolAnswer<{ id: string }>(res).id]],
+    };
+  },
+  capture_task: async (user) => ({
+    send: () => callTool(user, "capture_task", { text: "Water the plants tomorrow", timezone: "Europe/Berlin" }),
+    // The first task installs the built-in Tasks database (its columns with it), then the row.
+    expected: (res) => [["block.created"], ["block.created", toolAnswer<{ task: { id: string } }>(res).task.id]],
+  }),
+};
 
 const LOGGED: Record<string, Scenario> = {
   "POST /api/v1/blocks": async (user) => ({
@@ -279,6 +326,8 @@ const LOGGED: Record<string, Scenario> = {
       expected: () => [["block.updated", block.id]],
     };
   },
+  // JSON-RPC: one POST for every tool; each write tool is walked below.
+  "POST /mcp": MCP_WRITE_TOOLS.update_page as Scenario,
 };
 
 /** Write operations that change no block, comment or schema, and what they write instead. */
@@ -325,35 +374,49 @@ describe("every write operation of a user's credential", () => {
     expect([...Object.keys(LOGGED), ...Object.keys(NOT_LOGGED)].filter((name) => !names.includes(name))).toEqual([]);
   });
 
-  it.each(Object.entries(LOGGED))(
-    "%s leaves its events in the feed, with its request's id",
-    async (_name, scenario) => {
-      const user = await createUser();
-      const { send, expected } = await scenario(user);
-      const start = await feedEnd(user);
-      const res = await send();
-      expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(200);
-      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-      const requestId = res.headers.get("X-Request-Id");
-      const events = (await changesAfter(user, start)).events.filter((event) => event.request_id === requestId);
-      const left = [...events];
-      for (const [type, objectId] of expected(res).sort(([, a], [, b]) =>
-        a === undefined ? 1 : b === undefined ? -1 : 0,
-      )) {
-        const at = left.findIndex(
-          (event) => event.type === type && (objectId === undefined || event.object_id === objectId),
-        );
-        expect(
-          at,
-          `${type} ${objectId ?? "(any)"} in ${JSON.stringify(events.map((e) => [e.type, e.object_id]))}`,
-        ).toBeGreaterThanOrEqual(0);
-        left.splice(at, 1);
-      }
-      expect(left.map((event) => [event.type, event.object_id])).toEqual([]);
-      for (const event of events) expect(event.actor_id).toBe(user.id);
-    },
+  it.each(Object.entries(LOGGED))("%s leaves its events in the feed, with its request's id", (_name, scenario) =>
+    expectLogged(scenario),
   );
 });
+
+describe("every write tool of the MCP server", () => {
+  it("is walked below", () => {
+    const writeTools = TOOLS.filter((tool) => tool.scope === "write").map((tool) => tool.name);
+    expect(Object.keys(MCP_WRITE_TOOLS).sort()).toEqual([...writeTools].sort());
+  });
+
+  it.each(Object.entries(MCP_WRITE_TOOLS))(
+    "%s leaves its events in the feed, with the request's id and the caller as actor",
+    (_name, scenario) => expectLogged(scenario),
+  );
+});
+
+/** Walks `scenario`: its request leaves exactly the events it expects, with the request's id, the user as actor. */
+async function expectLogged(scenario: Scenario): Promise<void> {
+  const user = await createUser();
+  const { send, expected } = await scenario(user);
+  const start = await feedEnd(user);
+  const res = await send();
+  expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(200);
+  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  const requestId = res.headers.get("X-Request-Id");
+  const events = (await changesAfter(user, start)).events.filter((event) => event.request_id === requestId);
+  const left = [...events];
+  for (const [type, objectId] of expected(res).sort(([, a], [, b]) =>
+    a === undefined ? 1 : b === undefined ? -1 : 0,
+  )) {
+    const at = left.findIndex(
+      (event) => event.type === type && (objectId === undefined || event.object_id === objectId),
+    );
+    expect(
+      at,
+      `${type} ${objectId ?? "(any)"} in ${JSON.stringify(events.map((e) => [e.type, e.object_id]))}`,
+    ).toBeGreaterThanOrEqual(0);
+    left.splice(at, 1);
+  }
+  expect(left.map((event) => [event.type, event.object_id])).toEqual([]);
+  for (const event of events) expect(event.actor_id).toBe(user.id);
+}
 
 describe("the change log's cost", () => {
   it("adds no D1 round trip to a write: its statements ride in the write's own batch", async () => {
