@@ -20,6 +20,10 @@
 -- command names the database in `write_context.schema_rows_of`), the comments deleted with their
 -- block (its `block.deleted` says so), a write that changes none of the fields above (`updated_at`
 -- alone, `content = content`), and the internal `provider_audit_log` blocks, which no user sees.
+-- A block's `version` (0020_block_versions: its entity tag) is no change of its own: it is in no
+-- `changed_fields` and no `data` (a GET's body has none; its ETag carries it), and the UPDATE by which
+-- `blocks_version_update` bumps it sets `version` alone, which fires none of the triggers below, so
+-- one change is one event whether the write or that trigger moves the version on.
 --
 -- `owner_id` is who may see the event, as who may see the object (services/blocks/visibility.ts):
 -- the block's `created_by`, a comment's block's, null for a shared block (every user sees it).
