@@ -19,6 +19,7 @@ import { accountsRouter } from "./routes/accounts/accounts.index";
 import { aiRouter } from "./routes/ai/ai.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
 import { blocksRouter } from "./routes/blocks/blocks.index";
+import { changesRouter } from "./routes/changes/changes.index";
 import { commentsRouter } from "./routes/comments/comments.index";
 import { databaseViewsRouter } from "./routes/database-views/database-views.index";
 import { databasesRouter } from "./routes/databases/databases.index";
@@ -158,6 +159,7 @@ const ROUTERS = [
   remindersRouter,
   settingsRouter,
   quickTasksRouter,
+  changesRouter,
   mcpRouter,
 ];
 

@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { backgroundContext } from "./lib/context";
 import { log } from "./lib/log";
+import { sweepExpiredChanges } from "./services/change-log/retention";
 import { sweepExpiredKeys } from "./services/idempotency/keys";
 import { sweepMediaLeftovers } from "./services/media/storage";
 import { pruneAppliedEvents } from "./services/payments/webhook";
@@ -17,8 +18,8 @@ export default {
    * The Cron Trigger (`[triggers]` in wrangler.toml, every minute): work that no request
    * does. Reminders due within the next minutes are handed to their users' ReminderQueue
    * objects (so a lost alarm is caught), Web Push deliveries owed are retried, media uploads
-   * or deletions interrupted half-way are finished off, and payment event ids and idempotency
-   * keys past their retention are forgotten.
+   * or deletions interrupted half-way are finished off, and payment event ids, idempotency
+   * keys and change-log events past their retention are forgotten.
    */
   async scheduled(controller, env, execution) {
     const ctx = backgroundContext(env, execution, { requestId: `cron:${controller.scheduledTime}` });
@@ -30,5 +31,6 @@ export default {
     execution.waitUntil(sweepMediaLeftovers(ctx));
     execution.waitUntil(pruneAppliedEvents(ctx));
     execution.waitUntil(sweepExpiredKeys(ctx));
+    execution.waitUntil(sweepExpiredChanges(ctx));
   },
 } satisfies ExportedHandler<Env>;

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
+import { namingTheWriter } from "../db/write-context";
 import { type AppEnv, actingAs, type RequestContext, type UserContext, withD1 } from "../lib/context";
 import type { QuotaCount } from "../lib/rate-limit-fields";
 import { countCredential, credentialRefused } from "./credential-limit";
@@ -46,17 +47,17 @@ function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareH
       c.set("rateLimit", limit);
       if (!limit.admitted) throw credentialRefused(limit);
     }
-    // A remembered key: the request's first D1 call proves it is still live (auth/key-liveness.ts).
+    // Every write batch names the actor to the change-log triggers (db/write-context.ts); a
+    // remembered key: the request's first D1 call proves it is still live (auth/key-liveness.ts).
     let liveness: KeyLiveness | undefined;
-    let ctx: RequestContext = c.var.ctx;
-    if (keyFromCache && actor.apiKeyId !== null) {
-      const keyId = actor.apiKeyId;
-      ctx = withD1(ctx, (d1) => {
-        const guarded = guardKeyLiveness(d1, keyId, ctx.now);
-        liveness = guarded.liveness;
-        return guarded.d1;
-      });
-    }
+    const base: RequestContext = c.var.ctx;
+    const ctx = withD1(base, (d1) => {
+      const named = namingTheWriter(d1, { actorId: actor.userId, requestId: base.requestId, now: base.now });
+      if (!keyFromCache || actor.apiKeyId === null) return named;
+      const guarded = guardKeyLiveness(named, actor.apiKeyId, base.now);
+      liveness = guarded.liveness;
+      return guarded.d1;
+    });
     const confirmCaller = async () => {
       if (liveness && !liveness.confirmed && !liveness.refused) await liveness.confirm();
       if (liveness?.refused) throw keyRefused();

@@ -187,6 +187,9 @@ export const invoiceOutcomes = sqliteTable(
  * - `row_values_row_*` (insert, update of database or type, of properties, of position, delete)
  *   keep a database row's entries of the row-value index `row_values` from `row_values_source`:
  *   triggers in 0012_row_values, the view redefined in 0013_row_state_index_and_option_entries.
+ * - `change_events_block_*` (insert, update of what a block shows, delete) and
+ *   `change_events_schema_update` (update of `schema_version`) log the change in `change_events`:
+ *   0021_change_log.
  */
 export const blocks = sqliteTable(
   "blocks",
@@ -320,6 +323,9 @@ export const databaseViews = sqliteTable(
 /**
  * Comments on a block or page. A reply names its parent comment (one level of
  * threads); deleting a comment deletes its replies, deleting the block deletes both.
+ *
+ * Triggers `change_events_comment_*` (insert, update of content or resolution, delete) log each
+ * change in `change_events`: 0021_change_log.
  */
 export const comments = sqliteTable(
   "comments",
@@ -651,3 +657,73 @@ export const idempotencyKeys = sqliteTable(
     index("idempotency_keys_expiry_idx").on(table.expiresAt),
   ],
 );
+
+/**
+ * Who makes the writes of the batch running now, for the change-log triggers to read: one row
+ * (`id` 1), written by the first statement of every write batch of a request and deleted by its
+ * last (db/write-context.ts), so between batches it is empty and a write made outside a request
+ * (the Cron Trigger, a Durable Object) is logged with no actor. D1 runs a batch as one
+ * transaction on the one primary, so no other batch's row is ever read.
+ */
+export const writeContext = sqliteTable("write_context", {
+  id: integer("id").primaryKey(),
+  /** The user the request acts for. */
+  actorId: text("actor_id"),
+  /** The request's X-Request-Id. */
+  requestId: text("request_id"),
+  /** The request's clock when the batch was sent, ISO UTC: the events' `occurred_at`. */
+  occurredAt: text("occurred_at"),
+  /**
+   * A database whose rows this batch rewrites for a schema change (an option renamed or removed, a
+   * property removed): those rewrites are the batch's one `database.schema_updated` event, not one
+   * `block.updated` per row. Set by the schema change's own batch (services/databases/schema-commands.ts).
+   */
+  schemaRowsOf: text("schema_rows_of"),
+});
+
+/**
+ * The change log: one event per change of a block, a comment or a database's schema, written by
+ * triggers on `blocks` and `comments` in the statement that makes the change, whichever path makes
+ * it (migrations/0021_change_log.sql). `id` is monotonic in commit order (AUTOINCREMENT: never
+ * reused, even after the newest events are swept), the feed's cursor. Kept 30 days, swept by the
+ * Cron Trigger (services/change-log/retention.ts).
+ */
+export const changeEvents = sqliteTable(
+  "change_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** `block.created`, `block.updated`, `block.deleted`, `comment.*`, `database.schema_updated`. */
+    type: text("type").notNull(),
+    /** The block, comment or database changed. */
+    objectId: text("object_id").notNull(),
+    /**
+     * Who may see the event, as who may see the object: the block's `created_by` (a comment's: its
+     * block's), null for a shared block (seen by every user), as `visibleTo` reads blocks.
+     */
+    ownerId: text("owner_id"),
+    /** The user whose request made the change; null for a change made outside a request. */
+    actorId: text("actor_id"),
+    /** The X-Request-Id of that request. */
+    requestId: text("request_id"),
+    occurredAt: text("occurred_at").notNull(),
+    /** A JSON array of the fields that changed (updates only), else null. */
+    changedFields: text("changed_fields"),
+    /** The object after the change as JSON (the shape its GET answers), null after a delete. */
+    data: text("data"),
+  },
+  (table) => [
+    // The feed: one seek per side of the visibility rule (the caller's own, the shared), in id order.
+    index("change_events_owner_idx").on(table.ownerId, table.id),
+    // A block's history, newest first.
+    index("change_events_object_idx").on(table.objectId, table.id),
+  ],
+);
+
+/**
+ * How far the sweep has removed the change log (one row, `id` 1): every event up to
+ * `swept_through` is gone, so a feed cursor before it has missed events (410 `cursor_expired`).
+ */
+export const changeLogHorizon = sqliteTable("change_log_horizon", {
+  id: integer("id").primaryKey(),
+  sweptThrough: integer("swept_through").notNull().default(0),
+});

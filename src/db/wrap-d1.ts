@@ -50,6 +50,16 @@ const SQL = new WeakMap<D1PreparedStatement, string>();
  * treats writes apart from reads reads it here, as D1's statements do not tell their SQL.
  */
 export const sqlOf = (statement: D1PreparedStatement): string | undefined => SQL.get(statement);
+
+/** Statements that may write; one whose SQL is unknown counts as a write (a hook adding a statement too many is harmless). */
+const WRITE_STATEMENT = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
+const WITH_WRITE = /^\s*WITH\b[\s\S]*\b(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
+/** Whether a statement as a hook receives it may write: for hooks that add their statements to writes only. */
+export const mayWrite = (statement: D1PreparedStatement): boolean => {
+  const sql = sqlOf(statement);
+  return sql === undefined || WRITE_STATEMENT.test(sql) || WITH_WRITE.test(sql);
+};
+
 const isStatementMethod = (property: string | symbol): property is StatementMethod =>
   (STATEMENT_METHODS as readonly (string | symbol)[]).includes(property);
 

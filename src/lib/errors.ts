@@ -25,6 +25,11 @@ export const ERROR_CODES = {
     status: 409,
     description: "The request with this Idempotency-Key ran, but its response is not kept to be replayed",
   },
+  cursor_expired: {
+    status: 410,
+    description:
+      "The cursor points before the oldest change still kept (the change log keeps 30 days): read again from the start",
+  },
   precondition_failed: {
     status: 412,
     description:

@@ -4,6 +4,7 @@ import type { UserContext } from "../../src/lib/context";
 import { type PageWindow, pageWindow, type ResultPage } from "../../src/lib/pagination";
 import { listApiKeys } from "../../src/services/api-keys/api-keys";
 import { listBlocks } from "../../src/services/blocks/queries";
+import { listBlockHistory } from "../../src/services/change-log/history";
 import { listBlockComments, listPageComments } from "../../src/services/comments/comments";
 import { listViews } from "../../src/services/database-views/views";
 import { listMedia, searchMedia } from "../../src/services/media/queries";
@@ -87,6 +88,10 @@ describe("a page by cursor is planned as page 1 is", async () => {
   for (let i = 0; i < 3; i++) {
     await api("/api/v1/push-subscriptions", { method: "POST", auth: user, body: await browser.subscribe() });
   }
+  // Versions of the page in its history.
+  for (let i = 0; i < 2; i++) {
+    await api(`/api/v1/blocks/${page.id}`, { method: "PATCH", auth: user, body: { properties: { version: i } } });
+  }
   const source = await createBlock(user, { type: "callout" });
   for (let i = 0; i < 3; i++) await link(user, source.id, (await createBlock(user, {})).id);
 
@@ -147,6 +152,11 @@ describe("a page by cursor is planned as page 1 is", async () => {
     ["api-keys", (ctx, w) => listApiKeys(ctx, w), /api_keys_user_idx \(user_id=\? AND created_at</],
     ["push-subscriptions", (ctx, w) => listPushSubscriptions(ctx, w), null],
     ["tasks.database-options", (ctx, w) => listDatabaseOptions(ctx, w), null],
+    [
+      "blocks.history",
+      (ctx, w) => listBlockHistory(ctx, page.id, w),
+      /change_events_object_idx \(object_id=\? AND id</,
+    ],
     [
       "synced-blocks.instances",
       (ctx, w) => listInstances(ctx, source.id, w),

@@ -387,6 +387,37 @@ const CURSOR_CASES: CursorCase[] = [
       };
     }),
   },
+  {
+    operation: "GET /api/v1/changes",
+    arrange: arrangedBy(false, async (owner) => {
+      for (let i = 0; i < 3; i++) await createBlock(owner, { properties: { i } });
+      return {
+        listing: { path: "/api/v1/changes" },
+        others: [{ path: "/api/v1/changes?types=block.created" }, { path: "/api/v1/blocks" }],
+      };
+    }),
+  },
+  {
+    operation: "GET /api/v1/blocks/{id}/history",
+    arrange: arrangedBy(true, async (owner) => {
+      const page = await sharedPage(owner, "Versions");
+      for (let i = 0; i < 3; i++) {
+        const res = await api(`/api/v1/blocks/${page.id}`, {
+          method: "PATCH",
+          auth: owner,
+          body: { properties: { title: `Version ${i}` } },
+        });
+        expect(res.status).toBe(200);
+      }
+      return {
+        listing: { path: `/api/v1/blocks/${page.id}/history` },
+        others: [
+          { path: `/api/v1/blocks/${(await sharedPage(owner, "Another")).id}/history` },
+          { path: `/api/v1/comments/block/${page.id}` },
+        ],
+      };
+    }),
+  },
 ];
 
 describeCursorMatrix(CURSOR_CASES);

@@ -105,6 +105,21 @@ const browser = new FakePushService({ vapidPublicKey: DEVELOPMENT_VAPID_PUBLIC_K
 
 /** Every listing of the module, each with 7 or more items (ties in its first key included) of a fresh user. */
 const CASES: Record<string, () => Promise<Case>> = {
+  "a block's history (newest version first)": async () => {
+    const user = await createUser();
+    const block = await createBlock(user, { properties: { n: 0 } });
+    const edit = async (n: number) => {
+      const res = await api(`/api/v1/blocks/${block.id}`, { method: "PATCH", auth: user, body: { properties: { n } } });
+      expect(res.status).toBe(200);
+    };
+    for (let n = 1; n < 7; n++) await edit(n);
+    let next = 7;
+    return {
+      list: lister(user, `/api/v1/blocks/${block.id}/history`),
+      key: (item) => String(item.event_id),
+      addFirst: () => edit(next++),
+    };
+  },
   "blocks (owner's and shared, newest change first)": async () => {
     const user = await createUser();
     const type = uniqueType();

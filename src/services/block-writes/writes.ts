@@ -94,6 +94,8 @@ const combinedGuard = (...guards: (SQL | undefined)[]): SQL | undefined => {
 
 export interface TypedChange extends Omit<UpdateBlockInput, "propertiesMode"> {
   title?: string;
+  /** The validated `properties` replace the stored ones whole (a version restored), instead of patching them. */
+  replaceProperties?: boolean;
 }
 
 const touchesTypedFields = (change: TypedChange) =>
@@ -114,11 +116,11 @@ export function updateTypedBlock(
   ctx: UserContext,
   id: string,
   change: TypedChange,
-  known?: { block: Block; schema: DatabaseSchema | undefined },
+  known?: BlockWithSchema,
   expected?: Expected,
 ): Promise<TypedWrite> {
   refuseInternalBlockType(change.type);
-  const { title, ...update } = change;
+  const { title, replaceProperties, ...update } = change;
   if (!touchesTypedFields(change)) return updateBlock(ctx, id, update, { expected }).then((block) => ({ block }));
   let reuse = known;
   return retryWhileStale("database schema", async () => {
@@ -151,7 +153,12 @@ export function updateTypedBlock(
     const block = await updateBlock(
       ctx,
       id,
-      { ...update, properties: fields.properties, propertiesMode: fields.propertiesMode, content: fields.content },
+      {
+        ...update,
+        properties: fields.properties,
+        propertiesMode: replaceProperties ? "all" : fields.propertiesMode,
+        content: fields.content,
+      },
       {
         guard: guards.length > 0 ? sql.join(guards, sql` AND `) : undefined,
         expected,
@@ -171,18 +178,35 @@ export function updateTypedBlock(
   });
 }
 
-/** A visible block (any state) with its database's schema when it is a row of a visible database; 404 otherwise. */
-export async function findVisibleBlockWithSchema(
-  ctx: UserContext,
+/** A block as read, with its database's schema when it is a row of a visible database. */
+export interface BlockWithSchema {
+  block: Block;
+  schema: DatabaseSchema | undefined;
+}
+
+/** What `findVisibleBlockWithSchema` reads, for a batch that reads more beside it (its three statements first). */
+export const visibleBlockWithSchemaStatements = (ctx: UserContext, id: string): [SQL, SQL, SQL] => [
+  sql`SELECT b.* FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}`,
+  ...schemaOfBlockStatements(ctx, id),
+];
+
+/** The results of `visibleBlockWithSchemaStatements` as the block with its schema; 404 when it is not visible. */
+export function visibleBlockWithSchemaOf(
   id: string,
-): Promise<{ block: Block; schema: DatabaseSchema | undefined }> {
-  const [blocks, databases, records] = await batchAll<[BlockRecord, DatabaseBlockRow, PropertyRecord]>(ctx.db, [
-    sql`SELECT b.* FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}`,
-    ...schemaOfBlockStatements(ctx, id),
-  ]);
+  [blocks, databases, records]: [BlockRecord[], DatabaseBlockRow[], PropertyRecord[]],
+): BlockWithSchema {
   const record = blocks[0];
   if (!record) throw blockNotFound(id);
   return { block: presentBlock(record), schema: schemaOf(databases[0], records) };
+}
+
+/** A visible block (any state) with its database's schema when it is a row of a visible database; 404 otherwise. */
+export async function findVisibleBlockWithSchema(ctx: UserContext, id: string): Promise<BlockWithSchema> {
+  const read = await batchAll<[BlockRecord, DatabaseBlockRow, PropertyRecord]>(
+    ctx.db,
+    visibleBlockWithSchemaStatements(ctx, id),
+  );
+  return visibleBlockWithSchemaOf(id, read);
 }
 
 /** Duplicates a block and its subtree; copied databases keep their schema records (and so their rows' values). */

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import { rowsRewrittenForSchemaOf } from "../../db/write-context";
 import type { UserContext } from "../../lib/context";
 import { assertPreconditions, type Preconditions, type Validator } from "../../lib/entity-tags";
 import { badRequest, conflict, notFound } from "../../lib/errors";
@@ -69,8 +70,9 @@ interface SchemaChange {
 /**
  * Writes a validated schema change as one atomic batch: the legacy inline
  * schema written out as records (when still legacy), the change, then the
- * version increment (with the database marked as edited). Throws StaleWrite
- * when the schema changed since `schema` was read: nothing was written.
+ * version increment (with the database marked as edited), which the change log
+ * records as one `database.schema_updated`. Throws StaleWrite when the schema
+ * changed since `schema` was read: nothing was written.
  */
 async function commitSchemaChange(ctx: UserContext, schema: DatabaseSchema, change: SchemaChange): Promise<void> {
   const timestamp = ctx.now().toISOString();
@@ -83,6 +85,8 @@ async function commitSchemaChange(ctx: UserContext, schema: DatabaseSchema, chan
   const when = sql.join(conditions, sql` AND `);
   const results = await batchAll<unknown[]>(ctx.db, [
     ...materializeLegacy(schema, timestamp, when),
+    // The rows the change rewrites are part of its one change-log event, not events of their own.
+    rowsRewrittenForSchemaOf(schema.databaseId, when),
     ...change.statements(timestamp, when),
     sql`UPDATE blocks SET schema_version = schema_version + 1, updated_at = ${timestamp},
         last_edited_by = ${ctx.actor.userId}

@@ -1,4 +1,4 @@
-import { answerAsStatement, sqlOf, wrapD1 } from "../../db/wrap-d1";
+import { answerAsStatement, mayWrite, wrapD1 } from "../../db/wrap-d1";
 import { ApiError } from "../../lib/errors";
 import { IDEMPOTENCY_LOCK_MS, IN_PROGRESS_RETRY_AFTER_SECONDS, type KeyAttempt } from "./keys";
 
@@ -20,14 +20,6 @@ const COMMIT_MARKER = `UPDATE idempotency_keys
     AND json(CASE WHEN token = ?3 THEN '1' ELSE 'idempotency key held by another attempt' END) IS NOT NULL`;
 
 const HOLDS_KEY = "SELECT 1 AS held FROM idempotency_keys WHERE user_id = ?1 AND idempotency_key = ?2 AND token = ?3";
-
-/** Statements that may write; one whose SQL is unknown counts as a write (a mark too many is harmless). */
-const WRITE_STATEMENT = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
-const WITH_WRITE = /^\s*WITH\b[\s\S]*\b(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
-const writes = (statement: D1PreparedStatement): boolean => {
-  const sql = sqlOf(statement);
-  return sql === undefined || WRITE_STATEMENT.test(sql) || WITH_WRITE.test(sql);
-};
 
 export const keyTakenOver = () => {
   const error = new ApiError(
@@ -63,7 +55,7 @@ export function markingCommits(
       const results = (await d1.batch([...statements, marker()])).slice(0, -1);
       // A write that matched nothing (an UPDATE of a missing row) committed, but changed nothing.
       if (
-        results.some((result, i) => writes(statements[i] as D1PreparedStatement) && (result.meta?.changes ?? 0) > 0)
+        results.some((result, i) => mayWrite(statements[i] as D1PreparedStatement) && (result.meta?.changes ?? 0) > 0)
       ) {
         state.landed = true;
       }
@@ -81,11 +73,11 @@ export function markingCommits(
 
   const wrapped = wrapD1(d1, {
     statement: async (call, send) => {
-      if (!writes(call.statement)) return send();
+      if (!mayWrite(call.statement)) return send();
       const [result] = (await marked([call.statement])) as [D1Result<Record<string, unknown>>];
       return answerAsStatement(result, call.method, call.args);
     },
-    batch: (statements, send) => (statements.some(writes) ? marked(statements) : send(statements)),
+    batch: (statements, send) => (statements.some(mayWrite) ? marked(statements) : send(statements)),
   });
   return { d1: wrapped, state };
 }

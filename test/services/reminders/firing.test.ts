@@ -1,19 +1,12 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  env,
-  runDurableObjectAlarm,
-  runInDurableObject,
-  waitOnExecutionContext,
-} from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import worker from "../../../src/index";
 import { backgroundUserContext } from "../../../src/lib/context";
 import { fireDue } from "../../../src/services/reminders/firing";
 import { PUSH_MAX_ATTEMPTS, sendOwedPushes } from "../../../src/services/reminders/push-delivery";
 import { queuedFiring } from "../../../src/services/reminders/queue";
 import { api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
+import { cronTick } from "../../helpers/cron";
 import { FakePushService } from "../../helpers/fake-push-service";
 import {
   createReminder,
@@ -30,14 +23,6 @@ import type { FakedThirdParties } from "../../helpers/third-party";
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
-
-/** Runs the Cron Trigger once, as the runtime does every minute, and waits for its work. */
-async function cronTick(): Promise<void> {
-  const controller = createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" });
-  const execution = createExecutionContext();
-  await worker.scheduled?.(controller, env, execution);
-  await waitOnExecutionContext(execution);
-}
 
 /** Runs the user's queue alarm until nothing due is left (the runtime may also have run it already). */
 async function drainQueue(userId: string): Promise<void> {
