@@ -7,7 +7,7 @@ import type { AppEnv } from "../lib/context";
 import { ErrorSchema, payloadTooLarge, type Refusal, tooManyRequests } from "../lib/errors";
 import { POLICY_NAMES } from "../lib/rate-limit-fields";
 import { declareEntityTags, declareNoEntityTag, type EntityTagRole, noEntityTagToMatch } from "./entity-tags";
-import { QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
+import { EVERY_REQUEST_HEADERS, EVERY_RESPONSE_HEADERS, QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
 import { idempotencyKeyHeader, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
 import { checkedLocation, locationHeader, locationOfCreated } from "./location";
 import { validationHook } from "./validation";
@@ -155,9 +155,12 @@ function refusalDescription(spec: RouteSpec): string {
 function standardErrors(spec: RouteSpec) {
   const authenticated = isAuthenticated(spec);
   return {
-    ...(hasInput(spec) || spec.access === "signed"
-      ? { 400: errorResponse("Invalid request: `details` names each problem (`code` validation_failed)") }
-      : {}),
+    // Every request may carry a malformed X-D1-Bookmark (refused before any route runs, app.ts).
+    400: errorResponse(
+      hasInput(spec) || spec.access === "signed"
+        ? "Invalid request: `details` names each problem (`code` validation_failed)"
+        : "A malformed `X-D1-Bookmark` request header (`code` validation_failed, `details.header`)",
+    ),
     ...(authenticated
       ? {
           401: errorResponse(
@@ -226,11 +229,13 @@ function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<App
 type ResponsesConfig = RouteConfig["responses"];
 
 /**
- * The headers each response declares besides its own: the quota fields on every answer to a
- * credential but a 401, `Retry-After` and the RateLimit item on a 429, `Location` on a 201.
+ * The headers each response declares besides its own: the request id, bookmark and cost on every
+ * answer, the quota fields on every answer to a credential but a 401, `Retry-After` and the
+ * RateLimit item on a 429, `Location` on a 201.
  */
 function withResponseHeaders(spec: RouteSpec, responses: ResponsesConfig): ResponsesConfig {
   const declared = (status: string): Record<string, unknown> => ({
+    ...EVERY_RESPONSE_HEADERS,
     ...(isAuthenticated(spec) && status !== "401" ? QUOTA_HEADERS : {}),
     ...(status === "429" ? REFUSAL_HEADERS : {}),
     ...(status === "201" && spec.location !== undefined ? { Location: locationHeader(spec.location) } : {}),
@@ -238,11 +243,16 @@ function withResponseHeaders(spec: RouteSpec, responses: ResponsesConfig): Respo
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => {
       const headers = declared(status);
-      if (Object.keys(headers).length === 0) return [status, response];
       const own = "headers" in response ? response.headers : undefined;
       return [status, { ...response, headers: { ...own, ...headers } }];
     }),
   ) as ResponsesConfig;
+}
+
+/** The route's own request headers, and `headers` besides. */
+function withRequestHeaders(request: RouteConfig["request"], headers: z.ZodObject): RouteConfig["request"] {
+  const own = request?.headers;
+  return { ...request, headers: own instanceof z.ZodObject ? own.extend(headers.shape) : headers };
 }
 
 /** A JSON media type (`application/json`, `application/merge-patch+json`...), as the validator reads one. */
@@ -331,7 +341,13 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
   const declared = { ...standardErrors(spec), ...config.responses };
   const responses = withResponseHeaders(spec, declared);
   if (!takesIdempotencyKey(spec)) {
-    return createRoute({ ...config, security: SECURITY[access], responses, middleware }) as unknown as DefinedRoute<R>;
+    return createRoute({
+      ...config,
+      request: withRequestHeaders(config.request, EVERY_REQUEST_HEADERS),
+      security: SECURITY[access],
+      responses,
+      middleware,
+    }) as unknown as DefinedRoute<R>;
   }
   // After the body limit: the key's fingerprint reads the body.
   const keepResponses = secretResponse !== true;
@@ -339,16 +355,12 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
   // Inside the key's scope, as a handler's own 412 is: a refusal that wrote nothing frees the key.
   if (tagless) middleware.push(noEntityTagToMatch);
   const keyHeader = idempotencyKeyHeader(keepResponses);
-  const headers = config.request?.headers;
   return createRoute({
     ...config,
-    request: {
-      ...config.request,
-      headers: headers instanceof z.ZodObject ? headers.extend(keyHeader.shape) : keyHeader,
-    },
+    request: withRequestHeaders(config.request, EVERY_REQUEST_HEADERS.extend(keyHeader.shape)),
     security: SECURITY[access],
     // The key's own answers (409, 422) carry the quota fields like every other answer.
-    responses: withResponseHeaders(spec, withIdempotencyResponses(declared, ErrorSchema) as ResponsesConfig),
+    responses: withResponseHeaders(spec, withIdempotencyResponses(declared, errorResponse) as ResponsesConfig),
     middleware,
   }) as unknown as DefinedRoute<R>;
 }

@@ -63,7 +63,7 @@ const preconditionHeaders = (role: EntityTagRole) =>
   });
 
 /** How the contract writes an error response (define-route's errorResponse). */
-type ErrorResponseOf = (description: string, example?: Refusal) => object;
+export type ErrorResponseOf = (description: string, example?: Refusal) => object;
 
 const preconditionFailedResponse = (errorResponse: ErrorResponseOf) => ({
   ...errorResponse(

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { credentialPolicy } from "../auth/credential-limit";
+import { D1_BOOKMARK_HEADER, MAX_BOOKMARK_LENGTH } from "../db/sessions";
 import type { AppEnv } from "../lib/context";
 import {
   POLICY_NAMES,
@@ -37,6 +38,7 @@ export function headerComponents(policy: QuotaPolicy) {
         example: serviceLimitItem({ policy: POLICY_NAMES.credential, ...example }),
       },
     },
+    ...EVERY_RESPONSE,
     "Retry-After": {
       description:
         "Seconds to wait before trying again (RFC 9110 §10.2.3), the t of the RateLimit item of the limit reached: the end of its window (for AI streams at once, which end when they end, a short wait).",
@@ -44,6 +46,30 @@ export function headerComponents(policy: QuotaPolicy) {
     },
   };
 }
+
+/** What a D1 bookmark looks like (db/sessions.ts), for the contract. */
+const BOOKMARK_PATTERN = "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$";
+const BOOKMARK_EXAMPLE = "00000085-0000024c-00004c6d-8e61117bf38d7adb71b934ebbf891683";
+
+/** The headers of every response (app.ts, requestContext), whatever the operation and status. */
+const EVERY_RESPONSE = {
+  "X-Request-Id": {
+    description:
+      "The request's id: the caller's own `X-Request-Id` when it was well-formed (1 to 128 letters, digits and `._:-`, starting with a letter or digit), else a new UUID. Error bodies carry it as `request_id`; quote it when reporting a problem.",
+    required: true,
+    schema: { type: "string" as const, example: "0d4c2c6e-6f1a-4b7e-9c3d-2a5b8e1f4c70" },
+  },
+  [D1_BOOKMARK_HEADER]: {
+    description: `The D1 bookmark (Cloudflare D1 Sessions API) of what this request saw or wrote, on a response that touched the database: send the latest one back as the \`${D1_BOOKMARK_HEADER}\` request header to read at least that far.`,
+    schema: { type: "string" as const, pattern: BOOKMARK_PATTERN, example: BOOKMARK_EXAMPLE },
+  },
+  "Server-Timing": {
+    description:
+      'What the request cost (W3C Server Timing; RFC 9110 list syntax): `d1;desc="<n> round trips";dur=<ms>`, the database round trips and their time, and on an authenticated request `auth;desc="<source>"`, where the credential was checked.',
+    required: true,
+    schema: { type: "string" as const, example: 'd1;desc="2 round trips";dur=3.4, auth;desc="cache"' },
+  },
+};
 
 type HeaderName = keyof ReturnType<typeof headerComponents>;
 const ref = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
@@ -56,9 +82,40 @@ export const QUOTA_HEADERS = {
 /** What every 429 carries: when to retry, and the RateLimit item of the limit reached. */
 export const REFUSAL_HEADERS = { "Retry-After": ref("Retry-After"), [RATE_LIMIT_HEADER]: ref(RATE_LIMIT_HEADER) };
 
+/** What every response carries, whatever its operation and status. */
+export const EVERY_RESPONSE_HEADERS = Object.fromEntries(
+  Object.keys(EVERY_RESPONSE).map((name) => [name, ref(name as HeaderName)]),
+);
+
+/**
+ * The request headers every operation accepts (app.ts reads them before any route): declared by
+ * each operation as a reference to one parameter component. Neither is refused by the route's
+ * validation: a malformed bookmark is refused before it (400, `details.header`), and a malformed
+ * request id is replaced.
+ */
+export const EVERY_REQUEST_HEADERS = z.object({
+  "X-Request-Id": z
+    .string()
+    .optional()
+    .openapi("RequestIdHeader", {
+      param: { name: "X-Request-Id", in: "header" },
+      description:
+        "An id of the caller's own for this request (1 to 128 letters, digits and `._:-`, starting with a letter or digit): echoed in the response's `X-Request-Id` and in the logs. Anything else is replaced by a new UUID.",
+    }),
+  [D1_BOOKMARK_HEADER]: z
+    .string()
+    .optional()
+    .openapi("D1BookmarkHeader", {
+      param: { name: D1_BOOKMARK_HEADER, in: "header" },
+      description: `The latest \`${D1_BOOKMARK_HEADER}\` a response gave this client: the request then sees at least what that response saw, its own writes included, even from a read replica. Empty or absent: no constraint. Malformed (not ${BOOKMARK_PATTERN}) or longer than ${MAX_BOOKMARK_LENGTH} characters: 400 \`validation_failed\` with \`details.header\`.`,
+    }),
+});
+
 /** Registers the components the references above name. */
 export function registerHeaderComponents(app: OpenAPIHono<AppEnv>): void {
   for (const [name, header] of Object.entries(headerComponents(credentialPolicy(env)))) {
     app.openAPIRegistry.registerComponent("headers", name, header);
   }
+  app.openAPIRegistry.registerParameter("RequestIdHeader", EVERY_REQUEST_HEADERS.shape["X-Request-Id"]);
+  app.openAPIRegistry.registerParameter("D1BookmarkHeader", EVERY_REQUEST_HEADERS.shape[D1_BOOKMARK_HEADER]);
 }

@@ -24,6 +24,7 @@ import {
   releaseKey,
   reserveKey,
 } from "../services/idempotency/keys";
+import type { ErrorResponseOf } from "./entity-tags";
 
 // `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header) on every write operation of a
 // user: defineRoute adds this middleware, the header parameter and the answers to each POST, PUT,
@@ -263,10 +264,6 @@ const retryAfterHeader = {
   },
 };
 
-const errorContent = (errorSchema: z.ZodType, code: string, error: string, details: Record<string, unknown>) => ({
-  "application/json": { schema: errorSchema, example: { error, code, details } },
-});
-
 type Responses = Record<string, object | undefined>;
 
 /**
@@ -274,7 +271,7 @@ type Responses = Record<string, object | undefined>;
  * operation's own (a 2xx, or an error of a request whose write landed, is replayed with it), the
  * 409s (beside any 409 of the operation's own) and the 422 of a reused key.
  */
-export function withIdempotencyResponses(responses: Responses, errorSchema: z.ZodType): Responses {
+export function withIdempotencyResponses(responses: Responses, errorResponse: ErrorResponseOf): Responses {
   const result: Responses = {};
   for (const [status, response] of Object.entries(responses)) {
     result[status] = response && {
@@ -287,31 +284,29 @@ export function withIdempotencyResponses(responses: Responses, errorSchema: z.Zo
   const own400 = result[400] as object | undefined;
   result[400] = own400
     ? { ...own400, description: `${ownOf(400)}; or ${malformedKey}` }
-    : {
-        description: `Invalid request: ${malformedKey}`,
-        content: { "application/json": { schema: errorSchema } },
-      };
+    : errorResponse(`Invalid request: ${malformedKey}`);
   const own = ownOf(409);
   const inProgressText = `A request with the same ${IDEMPOTENCY_KEY_HEADER} is still being processed (\`code\` idempotency_in_progress, with \`Retry-After\`; ${DRAFT}), or it ran and its response is not kept to replay (\`code\` idempotency_replay_unavailable: a write that landed is never run again)`;
   result[409] = {
-    description: own ? `${own}. Or: ${inProgressText}` : inProgressText,
+    ...errorResponse(own ? `${own}. Or: ${inProgressText}` : inProgressText, {
+      code: "idempotency_in_progress",
+      error: `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed`,
+      details: {
+        header: IDEMPOTENCY_KEY_HEADER,
+        write_committed: false,
+        retry_after_seconds: IN_PROGRESS_RETRY_AFTER_SECONDS,
+      },
+    }),
     // The operation's own 409 may be a replayed answer; the key's own never is.
     headers: own ? { ...retryAfterHeader, ...replayedHeader } : retryAfterHeader,
-    content: errorContent(
-      errorSchema,
-      "idempotency_in_progress",
-      `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed`,
-      { header: IDEMPOTENCY_KEY_HEADER, write_committed: false, retry_after_seconds: IN_PROGRESS_RETRY_AFTER_SECONDS },
-    ),
   };
-  result[422] = {
-    description: `This ${IDEMPOTENCY_KEY_HEADER} was first used with another method, path or body (\`code\` idempotency_key_reused; ${DRAFT}): send a new key for a new request`,
-    content: errorContent(
-      errorSchema,
-      "idempotency_key_reused",
-      `This ${IDEMPOTENCY_KEY_HEADER} was used with another request: send a new key for a new request`,
-      { header: IDEMPOTENCY_KEY_HEADER, first_request: { method: "POST", path: "/api/v1/pages" } },
-    ),
-  };
+  result[422] = errorResponse(
+    `This ${IDEMPOTENCY_KEY_HEADER} was first used with another method, path or body (\`code\` idempotency_key_reused; ${DRAFT}): send a new key for a new request`,
+    {
+      code: "idempotency_key_reused",
+      error: `This ${IDEMPOTENCY_KEY_HEADER} was used with another request: send a new key for a new request`,
+      details: { header: IDEMPOTENCY_KEY_HEADER, first_request: { method: "POST", path: "/api/v1/pages" } },
+    },
+  );
   return result;
 }

@@ -133,9 +133,97 @@ export const AiPromptResponse = z
     example: { response: "Rows align in calm grids\nformulas hum quietly\nthe totals agree" },
   });
 
-/** The stream's content, for the contract: the events are described in the operation. */
+// The stream's events (services/ai/types.ts, AiEvent): each an SSE event (WHATWG HTML, "Server-sent
+// events") whose `event` field names it and whose `data` is one line of JSON.
+
+const sseEvent = <const N extends string, T extends z.ZodType>(
+  name: N,
+  data: T,
+  description: string,
+  example: z.infer<T>,
+) =>
+  z.object({ event: z.literal(name), data }).openapi(`Ai${name[0]?.toUpperCase()}${name.slice(1)}Event`, {
+    description,
+    example: { event: name, data: example },
+  });
+
+const usage = z.object({
+  input_tokens: z.number().int().nullable(),
+  output_tokens: z.number().int().nullable(),
+  total_tokens: z.number().int().nullable(),
+});
+
+export const AiStartEvent = sseEvent(
+  "start",
+  z.object({ provider: z.enum(AI_PROVIDERS), model: z.string(), request_id: z.string() }),
+  "The provider accepted the request (answered 2xx); always the first event, unless an `error` comes first",
+  { provider: "openai", model: "gpt-4o-mini", request_id: "5b8f0f7e-3c1a-4a5e-9a51-0f3f0c1d2e3f" },
+);
+export const AiDeltaEvent = sseEvent(
+  "delta",
+  z.object({ text: z.string() }),
+  "The next piece of the answer, in order, in whole characters",
+  { text: "Rows align" },
+);
+export const AiDoneEvent = sseEvent(
+  "done",
+  z.object({
+    finish_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: "`stop`, `length`, `content_filter`, `tool_calls`, or the provider's own word" }),
+    usage,
+  }),
+  "The answer is complete: the last event",
+  { finish_reason: "stop", usage: { input_tokens: 14, output_tokens: 6, total_tokens: 20 } },
+);
+export const AiErrorEvent = sseEvent(
+  "error",
+  z.object({
+    status: z.number().int().openapi({ description: "What the failure means, as an HTTP status (see the operation)" }),
+    message: z.string(),
+    timestamp: z.string().openapi({ format: "date-time" }),
+    responseStatus: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "The provider's HTTP status, when it answered" }),
+    retryAfterSeconds: z
+      .number()
+      .optional()
+      .openapi({ description: "From the provider's Retry-After, when it sent one" }),
+  }),
+  "The completion failed: the last event; what came before is not a complete answer",
+  {
+    status: 429,
+    message: "The provider rate-limited this key: retry in 20 s",
+    timestamp: "2026-11-23T09:30:00.000Z",
+    responseStatus: 429,
+    retryAfterSeconds: 20,
+  },
+);
+
+/** One event of the stream, keyed on its `event` name. */
+export const AiStreamEvent = z
+  .discriminatedUnion("event", [AiStartEvent, AiDeltaEvent, AiDoneEvent, AiErrorEvent])
+  .openapi("AiStreamEvent", {
+    description:
+      "One server-sent event of a completion stream: `event` is the SSE event name, `data` its JSON. A stream is `start`, `delta`..., then one `done` or one `error`",
+  });
+
+/**
+ * The stream's content, for the contract: SSE text (OpenAPI 3.1 has no schema for a stream's
+ * items; OpenAPI 3.2's `itemSchema` is the later form), whose events are `AiStreamEvent`s, by
+ * JSON Schema 2020-12 `contentMediaType` and `contentSchema`.
+ */
 export const AiEventStream = z.string().openapi({
-  description: "Server-sent events: `start`, `delta`..., then `done` or `error`; `: ping` comments while idle",
+  description:
+    "Server-sent events: `start`, `delta`..., then `done` or `error` (each an `AiStreamEvent`: the SSE `event` field and its JSON `data`); `: ping` comments while idle",
+  // JSON Schema keywords that zod-to-openapi's metadata type does not list; it writes them as given.
+  ...({
+    contentMediaType: "text/event-stream",
+    contentSchema: { type: "array", items: { $ref: "#/components/schemas/AiStreamEvent" } },
+  } as object),
   example: [
     "event: start",
     'data: {"provider":"openai","model":"gpt-4o-mini","request_id":"5b8f0f7e-3c1a-4a5e-9a51-0f3f0c1d2e3f"}',

@@ -23,7 +23,14 @@ export const BlockSchema = z
       .record(z.string(), z.unknown())
       .openapi({ description: "Titles, icons, database values (by canonical id)", example: { title: "Launch plan" } }),
     content: z.unknown().openapi({
-      description: "For pages and rows: an array of editor items; editor blocks may hold their own spans",
+      description:
+        "For `page`, `database` and `database_row` (the page-like types): the body, an array of editor items (ContentItem), or null for an empty one. Any other type (editor blocks): the JSON value it was written with, or null",
+      // The body's items by reference (the schema writes validate them against); other types any JSON.
+      anyOf: [
+        { type: "array", items: { $ref: "#/components/schemas/ContentItem" } },
+        { type: "null" },
+        { type: ["object", "array", "string", "number", "boolean"], items: {} },
+      ],
       example: [{ type: "paragraph", children: [{ text: "Ship on Friday." }] }],
     }),
     position: z.number().nullable().openapi({ description: "Order among siblings", example: 1 }),
