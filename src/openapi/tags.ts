@@ -10,6 +10,7 @@ export const TAGS = [
   { name: "Pages", description: "Pages and their bodies of editor items, with import and export" },
   { name: "Databases", description: "Database schemas (properties, select options) and row queries" },
   { name: "Database views", description: "Saved views of a database: filters, sorts and layout" },
+  { name: "Changes", description: "The change log as a feed: every change of what the caller can see, by cursor" },
   { name: "Mentions", description: "Mentions of pages, people and dates inside blocks" },
   { name: "Backlinks", description: "The pages that mention a page" },
   { name: "Comments", description: "Comments and replies on blocks and pages, resolved or open" },
