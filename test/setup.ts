@@ -1,8 +1,13 @@
 import { applyD1Migrations, env, runInDurableObject } from "cloudflare:test";
 import { afterEach } from "vitest";
+import { recordMigratedDatabase, resetToMigratedDatabase } from "./helpers/migrated-database";
 
-// Idempotent: applied migrations are recorded in the d1_migrations table.
+// Idempotent: applied migrations are recorded in the d1_migrations table. The first file of the run
+// finds the database empty and records it as the migrations left it; every later file starts from that
+// again, whatever the files before it wrote (test files share one D1: vitest.config.ts).
+const alreadyMigrated = await env.DB.prepare("SELECT 1 FROM sqlite_master WHERE name = 'd1_migrations'").first();
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+await (alreadyMigrated ? resetToMigratedDatabase() : recordMigratedDatabase());
 
 // Durable Object alarms outlive a test's isolated storage (workers-sdk#5388): an alarm that
 // goes off after its test ended works on storage that is gone and stalls the run. So after
