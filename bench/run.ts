@@ -14,6 +14,7 @@ import { runDatabasesBench } from "./databases.ts";
 import type { Dataset } from "./dataset.ts";
 import { ENDPOINTS, LIST_LIMIT } from "./endpoints.ts";
 import { type LoadResult, type LoadTarget, measureInTurn, probe } from "./load.ts";
+import { mcpTargets, measureMcp } from "./mcp.ts";
 import { MEDIA_ENDPOINTS, type MediaTargets, mediaRoundTrips, verifyMedia } from "./media.ts";
 import { runRemindersBench } from "./reminders.ts";
 import { evaluateTargets, formatTable, formatTargets, type Measurement, writeReport } from "./report.ts";
@@ -189,12 +190,16 @@ async function main(): Promise<number> {
     if (!setup.media) continue;
     measurements.push(...(await measureMedia(setup, setup.media)));
   }
+  // The MCP server's get_page on the smallest size's Worker, against the two REST requests it stands for.
+  const smallest = setups[0];
+  const mcp = smallest ? await measureMcp(smallest.worker, smallest.dataset.fixtures.pageId) : null;
+  if (mcp) log(`MCP get_page: ${mcpTargets(mcp)[0]?.value}`);
   // Servers and temp dirs are not needed for the report: release them now.
   await undoAll();
 
   const searchVisible = setups[0]?.dataset.fixtures.searchVisibleCount ?? 0;
   const notes = notesFor(measurements, searchVisible, loadAtStart);
-  const targets = evaluateTargets(measurements);
+  const targets = [...evaluateTargets(measurements), ...(mcp ? mcpTargets(mcp) : [])];
   const durationSeconds = (performance.now() - began) / 1000;
 
   console.log(`\n${formatTable(measurements)}\n`);
@@ -212,6 +217,7 @@ async function main(): Promise<number> {
     },
     notes,
     measurements,
+    mcp,
     targets,
   });
   console.log(`\nWrote ${file} (and .json). Took ${elapsed()}.`);
