@@ -151,7 +151,9 @@ async function main(): Promise<number> {
 
   // Before any server starts, while the CPUs are idle (`npm run bench -- content` runs only this).
   log("Content worst cases, 1 MiB each, in Node");
-  const content = await runContentBench(log);
+  // `npm run bench -- reads`: only the read endpoints, the media and MCP (a quicker look at the request path).
+  const readsOnly = process.argv.includes("reads");
+  const content = readsOnly ? 0 : await runContentBench(log);
 
   const runDir = await mkdtemp(join(tmpdir(), "workspace-api-bench-"));
   defer(() => rm(runDir, { recursive: true, force: true }));
@@ -165,8 +167,8 @@ async function main(): Promise<number> {
   ]);
 
   // Each with its own servers and D1, stopped before the next section starts.
-  const reminders = await runRemindersBench(log, runDir, workers[0]);
-  const databases = await runDatabasesBench(log, runDir, workers[0]);
+  const reminders = readsOnly ? 0 : await runRemindersBench(log, runDir, workers[0]);
+  const databases = readsOnly ? 0 : await runDatabasesBench(log, runDir, workers[0]);
 
   const setups: Setup[] = [];
   for (const size of DATASET_SIZES) {
