@@ -37,6 +37,8 @@ export const MEDIA_FILE_BYTES = 1024 * 1024;
 export const TARGETS = {
   /** Worker req/s divided by baseline req/s, per endpoint and size (the read endpoints and the signed download). */
   minThroughputRatio: 0.8,
+  /** The MCP server's `tools/call` of get_page over GET /api/v1/pages/{id} plus its markdown export, in cost per request (bench/mcp.ts). */
+  maxMcpGetPageCostRatio: 1.2,
   /** Worker p50 at the largest size divided by p50 at the smallest, per endpoint. */
   maxP50Growth: 1.5,
   /** D1 round trips per request of the Worker, per read endpoint. */

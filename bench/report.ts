@@ -40,6 +40,8 @@ export interface Report {
   settings: Record<string, unknown>;
   notes: string[];
   measurements: Measurement[];
+  /** The MCP get_page comparison (bench/mcp.ts); its target is among `targets`. */
+  mcp: unknown;
   targets: TargetCheck[];
 }
 

@@ -14,6 +14,7 @@ import { runDatabasesBench } from "./databases.ts";
 import type { Dataset } from "./dataset.ts";
 import { ENDPOINTS, LIST_LIMIT } from "./endpoints.ts";
 import { type LoadResult, type LoadTarget, measureInTurn, probe } from "./load.ts";
+import { mcpTargets, measureMcp } from "./mcp.ts";
 import { MEDIA_ENDPOINTS, type MediaTargets, mediaRoundTrips, verifyMedia } from "./media.ts";
 import { runRemindersBench } from "./reminders.ts";
 import { evaluateTargets, formatTable, formatTargets, type Measurement, writeReport } from "./report.ts";
@@ -150,7 +151,9 @@ async function main(): Promise<number> {
 
   // Before any server starts, while the CPUs are idle (`npm run bench -- content` runs only this).
   log("Content worst cases, 1 MiB each, in Node");
-  const content = await runContentBench(log);
+  // `npm run bench -- reads`: only the read endpoints, the media and MCP (a quicker look at the request path).
+  const readsOnly = process.argv.includes("reads");
+  const content = readsOnly ? 0 : await runContentBench(log);
 
   const runDir = await mkdtemp(join(tmpdir(), "workspace-api-bench-"));
   defer(() => rm(runDir, { recursive: true, force: true }));
@@ -164,8 +167,8 @@ async function main(): Promise<number> {
   ]);
 
   // Each with its own servers and D1, stopped before the next section starts.
-  const reminders = await runRemindersBench(log, runDir, workers[0]);
-  const databases = await runDatabasesBench(log, runDir, workers[0]);
+  const reminders = readsOnly ? 0 : await runRemindersBench(log, runDir, workers[0]);
+  const databases = readsOnly ? 0 : await runDatabasesBench(log, runDir, workers[0]);
 
   const setups: Setup[] = [];
   for (const size of DATASET_SIZES) {
@@ -189,12 +192,16 @@ async function main(): Promise<number> {
     if (!setup.media) continue;
     measurements.push(...(await measureMedia(setup, setup.media)));
   }
+  // The MCP server's get_page on the smallest size's Worker, against the two REST requests it stands for.
+  const smallest = setups[0];
+  const mcp = smallest ? await measureMcp(smallest.worker, smallest.dataset.fixtures.pageId) : null;
+  if (mcp) log(`MCP get_page: ${mcpTargets(mcp)[0]?.value}`);
   // Servers and temp dirs are not needed for the report: release them now.
   await undoAll();
 
   const searchVisible = setups[0]?.dataset.fixtures.searchVisibleCount ?? 0;
   const notes = notesFor(measurements, searchVisible, loadAtStart);
-  const targets = evaluateTargets(measurements);
+  const targets = [...evaluateTargets(measurements), ...(mcp ? mcpTargets(mcp) : [])];
   const durationSeconds = (performance.now() - began) / 1000;
 
   console.log(`\n${formatTable(measurements)}\n`);
@@ -212,6 +219,7 @@ async function main(): Promise<number> {
     },
     notes,
     measurements,
+    mcp,
     targets,
   });
   console.log(`\nWrote ${file} (and .json). Took ${elapsed()}.`);
