@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import worker from "../../src/index";
 import { APPLIED_EVENT_RETENTION_DAYS } from "../../src/services/payments/webhook";
-import { DEVELOPMENT_STRIPE_WEBHOOK_SECRET } from "../../src/services/payments/webhook-secret";
+import { DEVELOPMENT_STRIPE_WEBHOOK_SECRET } from "../../src/services/payments/webhook-contract";
 import { api, createUser } from "../helpers/api";
 import {
   checkoutEvent,

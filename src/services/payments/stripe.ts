@@ -10,7 +10,7 @@ import { log } from "../../lib/log";
 import { callThirdParty, OutboundError } from "../../lib/outbound";
 import { requiredSecret } from "../../lib/secrets";
 import { MAX_UNIX_SECONDS } from "./stripe-objects";
-import { DEVELOPMENT_STRIPE_WEBHOOK_SECRET } from "./webhook-secret";
+import { DEVELOPMENT_STRIPE_WEBHOOK_SECRET } from "./webhook-contract";
 
 /**
  * The API version of requests the service makes: the one `stripe` 23.1 is typed for. Pinned
