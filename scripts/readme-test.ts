@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, runBounded, withLocalWorker } from "./wrangler-dev.ts";
 
-const TIME_LIMIT_MS = 150_000;
+const TIME_LIMIT_MS = 120_000;
 /** The base URL the README's examples use. */
 const README_ORIGIN = "http://127.0.0.1:8787";
 const SKIP = /^<!--\s*readme-test:\s*skip\s*\((.+)\)\s*-->$/;
