@@ -1,6 +1,7 @@
 // npm run key -- <email>
 // Creates the local user if needed and prints a new API key as the last line.
-// Writes to the same local D1 that `npm run dev` serves, so the key works at once.
+// Writes to the same local D1 that `npm run dev` serves, so the key works at once; with
+// KEY_PERSIST_TO=<dir>, to the local D1 of `wrangler dev --persist-to <dir>` instead (the README test's).
 import { execFileSync } from "node:child_process";
 import { generateApiKey } from "../src/auth/api-key-format.ts";
 
@@ -10,8 +11,12 @@ if (!email || !/^[^\s@'"]+@[^\s@'"]+$/.test(email)) {
   process.exit(1);
 }
 
+const persistTo = process.env.KEY_PERSIST_TO ? ["--persist-to", process.env.KEY_PERSIST_TO] : [];
 const wrangler = (...args: string[]) =>
-  execFileSync("wrangler", args, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, CI: "true" } });
+  execFileSync("wrangler", [...args, ...persistTo], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, CI: "true" },
+  });
 
 // SQL string literal; the email is already restricted to characters without quotes.
 const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;

@@ -6,112 +6,16 @@
 // /api/v1/pages: 201) with their defaults, then a reload that keeps the key (the listing still 200).
 // A screenshot is left in artifacts/explorer.png. wrangler is stopped on every way out, and the
 // whole run is bounded (TIME_LIMIT_MS).
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
+import { ROOT, runBounded, withLocalWorker } from "./wrangler-dev.ts";
 
 const TIME_LIMIT_MS = 120_000;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ROOT = resolve(import.meta.dirname, "..");
-/** wrangler run by this same Node (the project's), whatever `node` is first on PATH. */
-const WRANGLER = [join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js")];
 const SCREENSHOT = join(ROOT, "artifacts", "explorer.png");
 const FAILURE_SCREENSHOT = join(ROOT, "artifacts", "explorer-failure.png");
 const EMAIL = "explorer@example.com";
-
-/** A port nobody listens on now (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? done(address.port) : fail(new Error("no port"))));
-    });
-  });
-}
-
-const wranglerEnv = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" };
-
-/** Runs wrangler to its end; rejects on a non-zero exit. */
-function wrangler(args: string[]): Promise<void> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [...WRANGLER, ...args], {
-      cwd: ROOT,
-      env: wranglerEnv,
-      stdio: ["ignore", "ignore", "inherit"],
-    });
-    child.once("error", fail);
-    child.once("exit", (code) => (code === 0 ? done() : fail(new Error(`wrangler ${args.join(" ")}: exit ${code}`))));
-  });
-}
-
-/** `wrangler dev` in its own process group, so that stopping it stops workerd too. */
-function startWorker(port: number, persistTo: string): ChildProcess {
-  const args = ["dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo];
-  const child = spawn(process.execPath, [...WRANGLER, ...args], {
-    cwd: ROOT,
-    env: wranglerEnv,
-    detached: true,
-    stdio: "pipe",
-  });
-  let log = "";
-  child.stdout?.on("data", (chunk) => {
-    log += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    log += chunk;
-  });
-  child.once("exit", (code) => {
-    if (!stopping) console.error(`wrangler dev exited (${code}):\n${log.slice(-4000)}`);
-  });
-  return child;
-}
-
-let worker: ChildProcess | undefined;
-let stopping = false;
-/** Signals wrangler dev's process group (wrangler and the workerd it runs). */
-function signalWorker(signal: NodeJS.Signals) {
-  stopping = true;
-  if (worker?.pid && worker.exitCode === null && worker.signalCode === null) {
-    try {
-      process.kill(-worker.pid, signal);
-    } catch {
-      // already gone
-    }
-  }
-}
-const stopWorker = () => signalWorker("SIGKILL");
-/** Asks wrangler dev to stop, and waits for it (killed after 10 s). */
-async function stopWorkerGracefully() {
-  const running = worker;
-  if (!running || running.exitCode !== null || running.signalCode !== null) return;
-  const exited = new Promise((done) => running.once("exit", done));
-  signalWorker("SIGTERM");
-  const late = setTimeout(stopWorker, 10_000);
-  await exited;
-  clearTimeout(late);
-}
-process.once("exit", stopWorker);
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    stopWorker();
-    process.exit(1);
-  });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((wait) => setTimeout(wait, 250));
-  }
-}
 
 /** An API key for a new user, through the development sign-in and key management (README: "Sign in and manage keys"). */
 async function apiKey(origin: string): Promise<string> {
@@ -172,51 +76,42 @@ function expectEqual(what: string, actual: unknown, expected: unknown) {
 
 async function main() {
   const started = Date.now();
-  const persistTo = await mkdtemp(join(tmpdir(), "explorer-d1-"));
-  const port = await freePort();
   await mkdir(join(ROOT, "artifacts"), { recursive: true });
-  const origin = `http://127.0.0.1:${port}`;
   // Chromium starts while wrangler applies the migrations and builds the Worker.
   const launching = chromium.launch({ executablePath: CHROMIUM, headless: true });
   launching.catch(() => undefined);
   let browser: Awaited<typeof launching> | undefined;
   let page: Page | undefined;
   try {
-    await wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo]);
-    worker = startWorker(port, persistTo);
-    await until(
-      "wrangler dev",
-      async () => ((await fetch(`${origin}/documentation/openapi.json`)).ok ? true : undefined),
-      60_000,
-    );
-    console.log(`wrangler dev ready on ${origin} after ${Math.round((Date.now() - started) / 1000)} s`);
-    const key = await apiKey(origin);
-    browser = await launching;
+    await withLocalWorker("explorer", async ({ origin }) => {
+      const key = await apiKey(origin);
+      browser = await launching;
 
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const blocked: string[] = [];
-    await page.route("**/*", (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin) return route.continue();
-      blocked.push(url);
-      return route.abort("blockedbyclient");
+      page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const blocked: string[] = [];
+      await page.route("**/*", (route) => {
+        const url = route.request().url();
+        if (new URL(url).origin === origin) return route.continue();
+        blocked.push(url);
+        return route.abort("blockedbyclient");
+      });
+      page.setDefaultTimeout(15_000);
+
+      await page.goto(`${origin}/documentation`);
+      await page.locator(".swagger-ui .information-container .title").waitFor();
+      await authorize(page, key);
+      expectEqual("GET /api/v1/pages with its defaults", await tryIt(page, "get", "/api/v1/pages"), "200");
+      expectEqual("POST /api/v1/pages with its defaults", await tryIt(page, "post", "/api/v1/pages"), "201");
+
+      await page.reload();
+      await page.locator(".swagger-ui .information-container .title").waitFor();
+      expectEqual("authorized after a reload", await isAuthorized(page), true);
+      expectEqual("GET /api/v1/pages after a reload", await tryIt(page, "get", "/api/v1/pages"), "200");
+
+      await page.screenshot({ path: SCREENSHOT });
+      console.log(`screenshot: ${SCREENSHOT}`);
+      if (blocked.length > 0) console.log(`blocked (not the Worker's origin): ${blocked.join(", ")}`);
     });
-    page.setDefaultTimeout(15_000);
-
-    await page.goto(`${origin}/documentation`);
-    await page.locator(".swagger-ui .information-container .title").waitFor();
-    await authorize(page, key);
-    expectEqual("GET /api/v1/pages with its defaults", await tryIt(page, "get", "/api/v1/pages"), "200");
-    expectEqual("POST /api/v1/pages with its defaults", await tryIt(page, "post", "/api/v1/pages"), "201");
-
-    await page.reload();
-    await page.locator(".swagger-ui .information-container .title").waitFor();
-    expectEqual("authorized after a reload", await isAuthorized(page), true);
-    expectEqual("GET /api/v1/pages after a reload", await tryIt(page, "get", "/api/v1/pages"), "200");
-
-    await page.screenshot({ path: SCREENSHOT });
-    console.log(`screenshot: ${SCREENSHOT}`);
-    if (blocked.length > 0) console.log(`blocked (not the Worker's origin): ${blocked.join(", ")}`);
     console.log(`explorer browser test passed in ${Math.round((Date.now() - started) / 1000)} s`);
   } catch (error) {
     // What the explorer showed when it went wrong, beside the screenshot of a passing run.
@@ -225,25 +120,7 @@ async function main() {
     throw error;
   } finally {
     await (browser ?? (await launching.catch(() => undefined)))?.close();
-    await stopWorkerGracefully();
-    await rm(persistTo, { recursive: true, force: true });
   }
 }
 
-const limit = setTimeout(() => {
-  console.error(`explorer browser test: over ${TIME_LIMIT_MS / 1000} s, stopped`);
-  stopWorker();
-  process.exit(1);
-}, TIME_LIMIT_MS);
-main().then(
-  () => {
-    clearTimeout(limit);
-    process.exit(0);
-  },
-  (error: unknown) => {
-    console.error(error);
-    clearTimeout(limit);
-    stopWorker();
-    process.exit(1);
-  },
-);
+runBounded("explorer browser test", TIME_LIMIT_MS, main);

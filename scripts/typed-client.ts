@@ -6,12 +6,13 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
-import { CONTRACT_FILE, OUTPUT_DIR, withLocalWorker, writeContract } from "./local-worker.ts";
+import { CONTRACT_FILE, OUTPUT_DIR, writeContract } from "./contract-file.ts";
+import { withLocalWorker } from "./wrangler-dev.ts";
 
 const started = Date.now();
 const BLOB = ts.factory.createTypeReferenceNode("Blob");
 
-await withLocalWorker(async (origin) => {
+await withLocalWorker("client", async ({ origin }) => {
   await writeContract(origin);
   const types = await openapiTS(new URL(`../${CONTRACT_FILE}`, import.meta.url), {
     // The contract's `required` says which fields an answer always has; a request field with a
@@ -23,5 +24,5 @@ await withLocalWorker(async (origin) => {
   writeFileSync(`${OUTPUT_DIR}/api.d.ts`, astToString(types));
   execFileSync("tsc", ["-p", "clients/tsconfig.json"], { stdio: "inherit" });
   execFileSync(process.execPath, ["clients/quick-start.ts", origin], { stdio: "inherit" });
-}, true);
+});
 console.log(`typed client: ${((Date.now() - started) / 1000).toFixed(0)} s`);

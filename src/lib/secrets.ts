@@ -7,7 +7,7 @@ export const MIN_SECRET_LENGTH = 32;
 
 export interface SecretSpec {
   /** The secret's name, as `wrangler secret put` takes it. */
-  name: "SESSION_SECRET" | "MEDIA_SIGNING_SECRET" | "VAPID_PRIVATE_KEY";
+  name: "SESSION_SECRET" | "MEDIA_SIGNING_SECRET" | "VAPID_PRIVATE_KEY" | "STRIPE_WEBHOOK_SECRET";
   /** What it protects, for the message: "App sessions", "Media links". */
   protects: string;
   /** Public, so used only for local work when the secret is unset (lib/environment.ts). */

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import worker from "../../src/index";
 import { APPLIED_EVENT_RETENTION_DAYS } from "../../src/services/payments/webhook";
+import { DEVELOPMENT_STRIPE_WEBHOOK_SECRET } from "../../src/services/payments/webhook-contract";
 import { api, createUser } from "../helpers/api";
 import {
   checkoutEvent,
@@ -12,6 +13,7 @@ import {
   iso,
   nowSeconds,
   recordedEvent,
+  type StripeTestEvent,
   signatureFor,
   storedSubscription,
   subscriptionEvent,
@@ -169,11 +171,59 @@ describe("POST /payments/webhook: signature", () => {
     );
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({
-      error: "Payments are not configured on this server",
+      error:
+        "Payments are not configured on this server: set the STRIPE_WEBHOOK_SECRET secret (wrangler secret put STRIPE_WEBHOOK_SECRET)",
       code: "unavailable",
       details: { setting: "STRIPE_WEBHOOK_SECRET" },
       request_id: expect.any(String),
     });
+    expect(await storedSubscription(customer)).toBeNull();
+  });
+});
+
+describe("POST /payments/webhook: the development secret (npm run stripe:event offline)", () => {
+  /** Delivers `created` signed with `secret` to a Worker with `vars`, from `peer` (CF-Connecting-IP). */
+  async function deliverTo(vars: Partial<Env>, created: StripeTestEvent, secret: string, peer: string) {
+    const payload = JSON.stringify(created);
+    const res = await createApp().request(
+      WEBHOOK,
+      {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          "CF-Connecting-IP": peer,
+          "Stripe-Signature": await signatureFor(payload, { secret }),
+        },
+        body: payload,
+      },
+      { ...env, ...vars },
+      createExecutionContext(),
+    );
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  it("under wrangler dev on this machine, with no secret set, verifies events signed with it", async () => {
+    const { customer, event: created } = newSubscription();
+    const res = await deliverTo(
+      { ENVIRONMENT: "development", STRIPE_WEBHOOK_SECRET: "" },
+      created,
+      DEVELOPMENT_STRIPE_WEBHOOK_SECRET,
+      "127.0.0.1",
+    );
+    expect(res).toMatchObject({ status: 200, body: { event_id: created.id, handled: true } });
+    expect((await storedSubscription(customer))?.status).toBe("active");
+  });
+
+  it("is no secret from another machine, nor anywhere once deployed, set or not: 503, nothing stored", async () => {
+    const { customer, event: created } = newSubscription();
+    const unavailable = { status: 503, body: { code: "unavailable", details: { setting: "STRIPE_WEBHOOK_SECRET" } } };
+    for (const [vars, peer] of [
+      [{ ENVIRONMENT: "development", STRIPE_WEBHOOK_SECRET: "" }, "203.0.113.7"],
+      [{ ENVIRONMENT: "production", STRIPE_WEBHOOK_SECRET: "" }, "203.0.113.7"],
+      [{ ENVIRONMENT: "production", STRIPE_WEBHOOK_SECRET: DEVELOPMENT_STRIPE_WEBHOOK_SECRET }, "203.0.113.7"],
+    ] as const) {
+      expect(await deliverTo(vars, created, DEVELOPMENT_STRIPE_WEBHOOK_SECRET, peer)).toMatchObject(unavailable);
+    }
     expect(await storedSubscription(customer)).toBeNull();
   });
 });

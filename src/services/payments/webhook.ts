@@ -15,16 +15,8 @@ import {
   writeInvoiceOutcome,
   writeSubscriptionState,
 } from "./subscription-state";
+import { HANDLED_EVENT_TYPES } from "./webhook-contract";
 
-/** The event types the service acts on; any other is acknowledged and ignored. */
-export const HANDLED_EVENT_TYPES = [
-  "checkout.session.completed",
-  "customer.subscription.created",
-  "customer.subscription.updated",
-  "customer.subscription.deleted",
-  "invoice.paid",
-  "invoice.payment_failed",
-] as const;
 type HandledEventType = (typeof HANDLED_EVENT_TYPES)[number];
 const isHandled = (type: string): type is HandledEventType => (HANDLED_EVENT_TYPES as readonly string[]).includes(type);
 
