@@ -37,6 +37,7 @@ import { settingsRouter } from "./routes/settings/settings.index";
 import { syncedBlocksRouter } from "./routes/synced-blocks/synced-blocks.index";
 import { systemRouter } from "./routes/system/system.index";
 import { transcriptionRouter } from "./routes/transcription/transcription.index";
+import { webhooksRouter } from "./routes/webhooks/webhooks.index";
 
 type App = OpenAPIHono<AppEnv>;
 
@@ -160,6 +161,7 @@ const ROUTERS = [
   settingsRouter,
   quickTasksRouter,
   changesRouter,
+  webhooksRouter,
   mcpRouter,
 ];
 

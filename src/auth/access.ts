@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { namingTheWriter } from "../db/write-context";
 import { type AppEnv, actingAs, type RequestContext, type UserContext, withD1 } from "../lib/context";
 import type { QuotaCount } from "../lib/rate-limit-fields";
+import { enqueueWebhookDeliveries } from "../lib/webhook-queue";
 import { countCredential, credentialRefused } from "./credential-limit";
 import { authenticate } from "./credentials";
 import { guardKeyLiveness, type KeyLiveness, keyRefused } from "./key-liveness";
@@ -52,7 +53,13 @@ function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareH
     let liveness: KeyLiveness | undefined;
     const base: RequestContext = c.var.ctx;
     const ctx = withD1(base, (d1) => {
-      const named = namingTheWriter(d1, { actorId: actor.userId, requestId: base.requestId, now: base.now });
+      const named = namingTheWriter(d1, {
+        actorId: actor.userId,
+        requestId: base.requestId,
+        now: base.now,
+        // After the answer: the batch already marked them enqueued, and the Cron Trigger sends what this does not.
+        onDeliveries: (ids) => base.waitUntil(enqueueWebhookDeliveries(base.env, base, ids)),
+      });
       if (!keyFromCache || actor.apiKeyId === null) return named;
       const guarded = guardKeyLiveness(named, actor.apiKeyId, base.now);
       liveness = guarded.liveness;

@@ -727,3 +727,80 @@ export const changeLogHorizon = sqliteTable("change_log_horizon", {
   id: integer("id").primaryKey(),
   sweptThrough: integer("swept_through").notNull().default(0),
 });
+
+/**
+ * A user's webhook endpoints (Standard Webhooks): where the change log's events the user may see
+ * are delivered, signed with `secret` (`whsec_` + base64 of its bytes; during a rotation also with
+ * `previous_secret` until `previous_secret_expires_at`). `event_types` is a JSON array of the
+ * change log's types, or null for all. The trigger `webhook_deliveries_from_events`
+ * (migrations/0022_webhooks.sql) reads it for each new event. `failing_since` is when its
+ * deliveries began failing without a success since; three days of that disable it.
+ */
+export const webhookEndpoints = sqliteTable(
+  "webhook_endpoints",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    description: text("description"),
+    eventTypes: text("event_types"),
+    secret: text("secret").notNull(),
+    previousSecret: text("previous_secret"),
+    previousSecretExpiresAt: text("previous_secret_expires_at"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    disabledReason: text("disabled_reason"),
+    disabledAt: text("disabled_at"),
+    failingSince: text("failing_since"),
+    /** Bumped by every change: the entity tag's version. */
+    version: integer("version").notNull().default(1),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("webhook_endpoints_user_idx").on(table.userId, table.enabled)],
+);
+
+/**
+ * The outbox of webhook deliveries: one row per (event, endpoint), written by the trigger
+ * `webhook_deliveries_from_events` on `change_events` in the statement that writes the event, so
+ * a committed event is always delivered. `pending` ones are sent when `next_attempt_at` comes,
+ * claimed by `lease_id` until `lease_until`; `enqueued_at` is when a queue message for it is due
+ * (the Cron Trigger enqueues again what is overdue). `request_id` is the request that wrote the
+ * event, which enqueues its own deliveries after its write (db/write-context.ts).
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    eventId: integer("event_id").notNull(),
+    eventType: text("event_type").notNull(),
+    requestId: text("request_id"),
+    /** `pending`, `succeeded` or `failed` (retries exhausted). */
+    status: text("status").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+    lastAttemptAt: text("last_attempt_at"),
+    nextAttemptAt: text("next_attempt_at"),
+    enqueuedAt: text("enqueued_at"),
+    leaseId: text("lease_id"),
+    leaseUntil: text("lease_until"),
+    responseStatus: integer("response_status"),
+    responseDurationMs: integer("response_duration_ms"),
+    /** Why the last attempt failed without a status: `timeout`, `network`, `redirect`. */
+    lastError: text("last_error"),
+  },
+  (table) => [
+    // A webhook's deliveries, newest first.
+    index("webhook_deliveries_endpoint_idx").on(table.endpointId, table.id),
+    // The Cron Trigger's pick of what is due.
+    index("webhook_deliveries_due_idx").on(table.status, table.nextAttemptAt),
+    // A request's own deliveries, enqueued after its write.
+    index("webhook_deliveries_request_idx").on(table.requestId).where(sql`${table.enqueuedAt} IS NULL`),
+    // The retention sweep, by event.
+    index("webhook_deliveries_event_idx").on(table.eventId),
+  ],
+);

@@ -11,6 +11,11 @@ export const TAGS = [
   { name: "Databases", description: "Database schemas (properties, select options) and row queries" },
   { name: "Database views", description: "Saved views of a database: filters, sorts and layout" },
   { name: "Changes", description: "The change log as a feed: every change of what the caller can see, by cursor" },
+  {
+    name: "Webhooks",
+    description:
+      "The change log's events POSTed to your endpoints, signed per Standard Webhooks, with their deliveries",
+  },
   { name: "Mentions", description: "Mentions of pages, people and dates inside blocks" },
   { name: "Backlinks", description: "The pages that mention a page" },
   { name: "Comments", description: "Comments and replies on blocks and pages, resolved or open" },
