@@ -13,6 +13,7 @@ import { createPage } from "../helpers/pages";
 import { createReminder, reminderTarget } from "../helpers/reminders";
 import { link } from "../helpers/synced-blocks";
 import { createView } from "../helpers/views";
+import { createWebhook, deliveriesOf, receiverUrl } from "../helpers/webhooks";
 
 // Cursor forgery, for every listing of the contract and the row query: a cursor continues only
 // the walk of the user it was given to, in its own listing with its own filters, unaltered. The
@@ -415,6 +416,27 @@ const CURSOR_CASES: CursorCase[] = [
           { path: `/api/v1/blocks/${(await sharedPage(owner, "Another")).id}/history` },
           { path: `/api/v1/comments/block/${page.id}` },
         ],
+      };
+    }),
+  },
+  {
+    operation: "GET /api/v1/webhooks",
+    arrange: arrangedBy(false, async (owner) => {
+      for (let i = 0; i < 3; i++) await createWebhook(owner, { url: receiverUrl(), description: `hook ${i}` });
+      return { listing: { path: "/api/v1/webhooks" }, others: [{ path: "/api/v1/changes" }] };
+    }),
+  },
+  {
+    operation: "GET /api/v1/webhooks/{id}/deliveries",
+    arrange: arrangedBy(false, async (owner) => {
+      const webhook = await createWebhook(owner, { url: receiverUrl() });
+      const other = await createWebhook(owner, { url: receiverUrl() });
+      // Three changes, each one delivery to each webhook.
+      for (let i = 0; i < 3; i++) await createBlock(owner, { properties: { i } });
+      expect(await deliveriesOf(webhook.id)).toHaveLength(3);
+      return {
+        listing: { path: `/api/v1/webhooks/${webhook.id}/deliveries` },
+        others: [{ path: `/api/v1/webhooks/${other.id}/deliveries` }, { path: "/api/v1/webhooks" }],
       };
     }),
   },

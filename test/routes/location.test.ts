@@ -9,6 +9,7 @@ import { FakePushService } from "../helpers/fake-push-service";
 import { uploadMedia } from "../helpers/media";
 import { createPage } from "../helpers/pages";
 import { reminderBody, reminderTarget } from "../helpers/reminders";
+import { receiverUrl, WEBHOOKS } from "../helpers/webhooks";
 
 // Every 201 carries Location (RFC 9110 §15.3.2), an absolute path (§10.2.2) to where the new
 // resource is read, and the ETag a read of it answers: one case per creating operation of the
@@ -177,6 +178,12 @@ const CASES: Created[] = [
       });
     },
     location: (body) => `/api/v1/pages/${String((body.task as { id: string }).id)}`,
+    readable: true,
+  },
+  {
+    operation: "POST /api/v1/webhooks",
+    create: async (user) => post(WEBHOOKS, user, { url: receiverUrl() }),
+    location: (body) => `${WEBHOOKS}/${id(body)}`,
     readable: true,
   },
   {
