@@ -46,6 +46,11 @@ export default defineConfig(async () => {
             TEST_CONFIGURED_QUOTAS: configuredQuotas(),
             ...fuzz,
           },
+          // Webhook deliveries go to a queue nobody consumes: tests run the consumer themselves, on the
+          // batches they choose (test/helpers/webhooks.ts). The local queue's own consumer would send
+          // them in the background as well, and under the contract fuzz's thousands of deliveries it
+          // kept the run from ending once its tests had passed.
+          queueProducers: { WEBHOOK_QUEUE: { queueName: "workspace-api-webhooks-unconsumed" } },
           // A quota of three a minute, for the test of a credential past its quota.
           ratelimits: { TEST_TINY_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 } } },
         },
