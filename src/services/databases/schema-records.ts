@@ -39,7 +39,7 @@ export const nameKey = (name: string): string => name.toLowerCase();
  */
 export const schemaUnchanged = (schema: DatabaseSchema): SQL =>
   sql`EXISTS (SELECT 1 FROM blocks sv WHERE sv.id = ${schema.databaseId} AND sv.type = 'database'
-    AND sv.schema_version = ${schema.version})`;
+    AND sv.schema_version = ${schema.version} AND sv.created_at = ${schema.createdAt})`;
 
 /** Inserts `properties` as the schema records of `databaseId`, in one statement that lands only while `when` holds. */
 export function insertPropertyRecords(
@@ -94,7 +94,10 @@ export const copySchemaRecords = (copied: { copies: string; timestamp: string })
   JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'`;
 
 /** What `loadDatabaseSchema` and `schemaOfBlockStatements` read of a database's block. */
-export type DatabaseBlockRow = Pick<RawRow<typeof blocks>, "id" | "type" | "properties" | "schema_version" | "version">;
+export type DatabaseBlockRow = Pick<
+  RawRow<typeof blocks>,
+  "id" | "type" | "properties" | "schema_version" | "version" | "created_at"
+>;
 
 /**
  * The version parts of a database's schema, as its entity tag names them (RFC 9110 §8.8.3): the
@@ -114,11 +117,14 @@ export const schemaVersionColumns = (alias: string): [SQL, SQL] => {
   ];
 };
 
-/** A database schema's validator: what its entity tag names (schemaVersionParts). */
+/**
+ * A database schema's validator: what its entity tag names (schemaVersionParts), and when the
+ * database was created (a database created again with the same id starts its version over).
+ */
 export const schemaValidator = (schema: DatabaseSchema): Validator => ({
   kind: "d",
   id: schema.databaseId,
-  parts: schemaVersionParts(schema),
+  parts: [...schemaVersionParts(schema), schema.createdAt],
 });
 
 /**
@@ -127,7 +133,7 @@ export const schemaValidator = (schema: DatabaseSchema): Validator => ({
  */
 export async function loadDatabaseSchema(ctx: UserContext, databaseId: string): Promise<DatabaseSchema> {
   const [databases, records] = await batchAll<[DatabaseBlockRow, PropertyRecord]>(ctx.db, [
-    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version FROM blocks b
+    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version, b.created_at FROM blocks b
       WHERE b.id = ${databaseId} AND ${visibleTo(ctx.actor)}`,
     sql`SELECT * FROM database_properties WHERE database_id = ${databaseId} ORDER BY position, name`,
   ]);
@@ -143,7 +149,7 @@ export async function loadDatabaseSchema(ctx: UserContext, databaseId: string): 
 export const schemaOfBlockStatements = (ctx: UserContext, blockId: string): [SQL, SQL] => {
   const databaseOf = sql`(SELECT r.database_id FROM blocks r WHERE r.id = ${blockId})`;
   return [
-    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version FROM blocks b
+    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version, b.created_at FROM blocks b
       WHERE b.id = ${databaseOf} AND ${visibleTo(ctx.actor)}`,
     sql`SELECT * FROM database_properties WHERE database_id = ${databaseOf} ORDER BY position, name`,
   ];
@@ -155,10 +161,19 @@ export function schemaOf(
   records: PropertyRecord[],
 ): DatabaseSchema | undefined {
   if (database?.type !== "database") return undefined;
-  const { id: databaseId, schema_version: version } = database;
-  if (records.length > 0) return { databaseId, properties: records.map(presentProperty), legacy: false, version };
+  const { id: databaseId, schema_version: version, created_at: createdAt } = database;
+  if (records.length > 0) {
+    return { databaseId, properties: records.map(presentProperty), legacy: false, version, createdAt };
+  }
   const inline = parseProperties(database.properties).schema;
-  return { databaseId, properties: parseInlineSchema(inline), legacy: true, version, inlineVersion: database.version };
+  return {
+    databaseId,
+    properties: parseInlineSchema(inline),
+    legacy: true,
+    version,
+    inlineVersion: database.version,
+    createdAt,
+  };
 }
 
 const isPropertyType = (value: unknown): value is PropertyType =>
