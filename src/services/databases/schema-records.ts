@@ -84,14 +84,16 @@ export const newDatabaseSchemaInserts = (
 /**
  * For a duplicate's batch: the schema records of every copied database, with
  * their property ids kept (ids are unique per database), so copied rows stay valid.
- * `copies` is the duplicate's JSON `[{source_id, id}]`.
+ * `copies` is the duplicate's JSON `[{source_id, id}]`; only copies the batch wrote (none when its
+ * preconditions failed).
  */
 export const copySchemaRecords = (copied: { copies: string; timestamp: string }): SQL => sql`
   INSERT INTO database_properties (id, database_id, name, name_key, type, options, position, created_at, updated_at)
   SELECT p.id, copy.value ->> '$.id', p.name, p.name_key, p.type, p.options, p.position, ${copied.timestamp},
     ${copied.timestamp}
   FROM json_each(${copied.copies}) AS copy
-  JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'`;
+  JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'
+  WHERE EXISTS (SELECT 1 FROM blocks c WHERE c.id = copy.value ->> '$.id')`;
 
 /** What `loadDatabaseSchema` and `schemaOfBlockStatements` read of a database's block. */
 export type DatabaseBlockRow = Pick<
