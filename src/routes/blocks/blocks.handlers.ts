@@ -91,8 +91,10 @@ export const hierarchy: Handler<typeof routes.hierarchy> = async (c) => {
 
 export const duplicate: Handler<typeof routes.duplicate> = async (c) => {
   const body = c.req.valid("json") ?? {};
-  const { block } = await duplicateTypedBlock(c.var.ctx, c.req.valid("param").id, {
+  const { id } = c.req.valid("param");
+  const { block } = await duplicateTypedBlock(c.var.ctx, id, {
     includeChildren: body.include_children ?? true,
+    expected: expectBlock(id, preconditionsOf(c)),
   });
   return answerTagged(c, block, 201);
 };

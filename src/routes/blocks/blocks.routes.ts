@@ -148,7 +148,7 @@ export const hierarchy = defineRoute({
 
 export const duplicate = defineRoute({
   operationId: "duplicateBlock",
-  entityTag: "create",
+  entityTag: "write",
   method: "post",
   path: `${base}/{id}/duplicate`,
   tags,
@@ -156,7 +156,7 @@ export const duplicate = defineRoute({
   location: "/api/v1/blocks/{id}",
   summary: "Duplicate a block (with its children by default), placed after the original",
   description:
-    "Copies a visible block, by default with its active descendants (a database with its schema and rows), placed right after the original (halfway to the next sibling the caller sees; concurrent copies each get a place of their own). The copies belong to the caller; references inside the copied subtree point to the copies. At most 10,000 blocks per call.",
+    "Copies a visible block, by default with its active descendants (a database with its schema and rows), placed right after the original (halfway to the next sibling the caller sees; concurrent copies each get a place of their own). The copies belong to the caller; references inside the copied subtree point to the copies. At most 10,000 blocks per call. `If-Match` and `If-None-Match` are held to the block being copied, the request's target (RFC 9110 §13.1.1, §13.1.2): the `ETag` of GET /api/v1/blocks/{id}, checked in the copy's own write (a stale tag copies nothing: 412 with the source's current tag); the answer's `ETag` is the copy's.",
   request: { params: BlockIdParams, body: jsonBody(DuplicateBlockBody, false) },
   responses: { 201: oneBlock("The copy of the block") },
 });

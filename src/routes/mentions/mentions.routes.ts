@@ -72,7 +72,7 @@ export const sync = defineRoute({
   access: "user",
   summary: "Recompute a block's mentions from its content",
   description:
-    "Reads the block's content (or `content`, which is then stored, validated as any content write) and replaces the mentions it holds, atomically: after any failure the old set stands whole. Content writes do this by themselves; this call repairs or previews. Mentions recorded through the API are kept. 503 when the mentions table is missing (its migration not applied).",
+    "Reads the block's content (or `content`, which is then stored, validated as any content write) and replaces the mentions it holds, atomically: after any failure the old set stands whole. A sync that changes no content (no `content`, or the content already stored) does not write the block: its `ETag`, `updated_at` and the change log stay as they were. Content writes do this by themselves; this call repairs or previews. Mentions recorded through the API are kept. 503 when the mentions table is missing (its migration not applied).",
   request: { body: jsonBody(SyncMentionsBody) },
   responses: {
     200: jsonContent(SyncMentionsResponse, "The block's mentions now (up to 1,000)"),

@@ -210,6 +210,10 @@ export async function findVisibleBlockWithSchema(ctx: UserContext, id: string): 
 }
 
 /** Duplicates a block and its subtree; copied databases keep their schema records (and so their rows' values). */
-export function duplicateTypedBlock(ctx: UserContext, id: string, options: { includeChildren: boolean }) {
+export function duplicateTypedBlock(
+  ctx: UserContext,
+  id: string,
+  options: { includeChildren: boolean; expected?: Expected },
+) {
   return duplicateBlock(ctx, id, { ...options, alsoInBatch: (copied) => [copySchemaRecords(copied)] });
 }

@@ -282,19 +282,19 @@ export async function deleteBlock(ctx: UserContext, id: string, expected?: Expec
         AND NOT (${visibleTo(ctx.actor)})`,
     sql`${tree} DELETE FROM blocks WHERE id IN (SELECT id FROM tree) RETURNING id`,
   ]);
-  if (deleted.length === 0) throw await explainRefusedDelete(ctx, id, expected);
+  if (deleted.length === 0) throw await explainRefusedWrite(ctx, id, expected);
   return deleted.length;
 }
 
-/** Why a delete removed nothing: the block is not visible (404), or the preconditions did not hold (412). */
-async function explainRefusedDelete(ctx: UserContext, id: string, expected: Expected | undefined): Promise<Error> {
+/** Why a delete or duplicate wrote nothing: the block is not visible (404), or the preconditions did not hold (412). */
+async function explainRefusedWrite(ctx: UserContext, id: string, expected: Expected | undefined): Promise<Error> {
   if (!expected) return blockNotFound(id);
   const row = await ctx.db.get<{ block_ok: number; expected_ok: number | null; current_version: string | null }>(sql`
     SELECT EXISTS (SELECT 1 FROM blocks b WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}) AS block_ok,
       ${expectedChecks(expected, id)}`);
   if (row?.block_ok !== 1) return blockNotFound(id);
   if (row.expected_ok === 0) return preconditionFailed(tagOfParts(expected.versioned, row.current_version));
-  return new Error("Block delete matched nothing for an unknown reason");
+  return new Error("Block write matched nothing for an unknown reason");
 }
 
 /** Upper bound on the blocks one duplicate copies. */
@@ -316,6 +316,11 @@ export async function duplicateBlock(
      * `copies` is JSON `[{source_id, id, ...}]`, one entry per copied block.
      */
     alsoInBatch?: (copied: { copies: string; timestamp: string }) => SQL[];
+    /**
+     * The request's preconditions, on the block copied (the request's target, RFC 9110 §13.1.1),
+     * checked in the INSERT itself: when they fail nothing is copied and the answer is a 412.
+     */
+    expected?: Expected;
   },
 ): Promise<{ block: Block; copied: number }> {
   const found = await ctx.db.all<SubtreeRow>(sql`
@@ -354,10 +359,11 @@ export async function duplicateBlock(
       0, 0, ${ctx.actor.userId}, ${ctx.actor.userId}, ${timestamp}, ${timestamp}
     FROM json_each(${copiesJson}) AS copy
     JOIN blocks b ON b.id = copy.value ->> '$.source_id'
+    WHERE (SELECT ${expectedSql(options.expected) ?? sql`1`} FROM blocks b WHERE b.id = ${root.id})
     RETURNING *`,
     ...(options.alsoInBatch?.({ copies: copiesJson, timestamp }) ?? []),
   ]);
   const rootCopy = inserted.find((record) => record.id === copyIds.get(root.id));
-  if (!rootCopy) throw blockNotFound(id);
+  if (!rootCopy) throw await explainRefusedWrite(ctx, id, options.expected);
   return { block: presentBlock(rootCopy), copied: inserted.length };
 }

@@ -69,6 +69,11 @@ export interface DatabaseSchema {
    * part of the block, and changes with it without a schema change (part of the schema's entity tag).
    */
   inlineVersion?: number;
+  /**
+   * When the database block was created: a database deleted and created again with the same id
+   * starts its `version` over, so this tells its incarnations apart (in its tag and every guard).
+   */
+  createdAt: string;
 }
 
 /**

@@ -39,7 +39,7 @@ export const nameKey = (name: string): string => name.toLowerCase();
  */
 export const schemaUnchanged = (schema: DatabaseSchema): SQL =>
   sql`EXISTS (SELECT 1 FROM blocks sv WHERE sv.id = ${schema.databaseId} AND sv.type = 'database'
-    AND sv.schema_version = ${schema.version})`;
+    AND sv.schema_version = ${schema.version} AND sv.created_at = ${schema.createdAt})`;
 
 /** Inserts `properties` as the schema records of `databaseId`, in one statement that lands only while `when` holds. */
 export function insertPropertyRecords(
@@ -84,17 +84,22 @@ export const newDatabaseSchemaInserts = (
 /**
  * For a duplicate's batch: the schema records of every copied database, with
  * their property ids kept (ids are unique per database), so copied rows stay valid.
- * `copies` is the duplicate's JSON `[{source_id, id}]`.
+ * `copies` is the duplicate's JSON `[{source_id, id}]`; only copies the batch wrote (none when its
+ * preconditions failed).
  */
 export const copySchemaRecords = (copied: { copies: string; timestamp: string }): SQL => sql`
   INSERT INTO database_properties (id, database_id, name, name_key, type, options, position, created_at, updated_at)
   SELECT p.id, copy.value ->> '$.id', p.name, p.name_key, p.type, p.options, p.position, ${copied.timestamp},
     ${copied.timestamp}
   FROM json_each(${copied.copies}) AS copy
-  JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'`;
+  JOIN database_properties p ON p.database_id = copy.value ->> '$.source_id'
+  WHERE EXISTS (SELECT 1 FROM blocks c WHERE c.id = copy.value ->> '$.id')`;
 
 /** What `loadDatabaseSchema` and `schemaOfBlockStatements` read of a database's block. */
-export type DatabaseBlockRow = Pick<RawRow<typeof blocks>, "id" | "type" | "properties" | "schema_version" | "version">;
+export type DatabaseBlockRow = Pick<
+  RawRow<typeof blocks>,
+  "id" | "type" | "properties" | "schema_version" | "version" | "created_at"
+>;
 
 /**
  * The version parts of a database's schema, as its entity tag names them (RFC 9110 §8.8.3): the
@@ -114,11 +119,14 @@ export const schemaVersionColumns = (alias: string): [SQL, SQL] => {
   ];
 };
 
-/** A database schema's validator: what its entity tag names (schemaVersionParts). */
+/**
+ * A database schema's validator: what its entity tag names (schemaVersionParts), and when the
+ * database was created (a database created again with the same id starts its version over).
+ */
 export const schemaValidator = (schema: DatabaseSchema): Validator => ({
   kind: "d",
   id: schema.databaseId,
-  parts: schemaVersionParts(schema),
+  parts: [...schemaVersionParts(schema), schema.createdAt],
 });
 
 /**
@@ -127,7 +135,7 @@ export const schemaValidator = (schema: DatabaseSchema): Validator => ({
  */
 export async function loadDatabaseSchema(ctx: UserContext, databaseId: string): Promise<DatabaseSchema> {
   const [databases, records] = await batchAll<[DatabaseBlockRow, PropertyRecord]>(ctx.db, [
-    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version FROM blocks b
+    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version, b.created_at FROM blocks b
       WHERE b.id = ${databaseId} AND ${visibleTo(ctx.actor)}`,
     sql`SELECT * FROM database_properties WHERE database_id = ${databaseId} ORDER BY position, name`,
   ]);
@@ -143,7 +151,7 @@ export async function loadDatabaseSchema(ctx: UserContext, databaseId: string): 
 export const schemaOfBlockStatements = (ctx: UserContext, blockId: string): [SQL, SQL] => {
   const databaseOf = sql`(SELECT r.database_id FROM blocks r WHERE r.id = ${blockId})`;
   return [
-    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version FROM blocks b
+    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version, b.created_at FROM blocks b
       WHERE b.id = ${databaseOf} AND ${visibleTo(ctx.actor)}`,
     sql`SELECT * FROM database_properties WHERE database_id = ${databaseOf} ORDER BY position, name`,
   ];
@@ -155,10 +163,19 @@ export function schemaOf(
   records: PropertyRecord[],
 ): DatabaseSchema | undefined {
   if (database?.type !== "database") return undefined;
-  const { id: databaseId, schema_version: version } = database;
-  if (records.length > 0) return { databaseId, properties: records.map(presentProperty), legacy: false, version };
+  const { id: databaseId, schema_version: version, created_at: createdAt } = database;
+  if (records.length > 0) {
+    return { databaseId, properties: records.map(presentProperty), legacy: false, version, createdAt };
+  }
   const inline = parseProperties(database.properties).schema;
-  return { databaseId, properties: parseInlineSchema(inline), legacy: true, version, inlineVersion: database.version };
+  return {
+    databaseId,
+    properties: parseInlineSchema(inline),
+    legacy: true,
+    version,
+    inlineVersion: database.version,
+    createdAt,
+  };
 }
 
 const isPropertyType = (value: unknown): value is PropertyType =>

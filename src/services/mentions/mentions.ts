@@ -17,7 +17,7 @@ import {
   readPage,
 } from "../../lib/pagination";
 import type { MentionRecord } from "../../schemas/mentions";
-import { updateTypedBlock } from "../block-writes/writes";
+import { findVisibleBlockWithSchema, updateTypedBlock } from "../block-writes/writes";
 import { isPageLike, pageOfBlock, pageScope, shownOnItsPage } from "../blocks/page-scope";
 import { blockNotFound } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";
@@ -211,25 +211,42 @@ export interface SyncResult {
 /** Upper bound on the mentions a sync answers with (the triggers keep at most 1,000 per block). */
 const SYNC_ANSWER_LIMIT = 1000;
 
+/** What a visible block's content mentions are, from the view the triggers of migration 0008 read. */
+const contentMentionsOf = (ctx: UserContext, blockId: string): [SQL, SQL] => {
+  const visible = sql`EXISTS (SELECT 1 FROM blocks b WHERE b.id = ${blockId} AND ${visibleTo(ctx.actor)})`;
+  return [
+    sql`DELETE FROM mentions WHERE block_id = ${blockId} AND origin = 'content' AND ${visible}`,
+    sql`INSERT INTO mentions (id, block_id, target_type, target_id, kind, origin, snippet, created_by, created_at)
+      SELECT lower(hex(randomblob(16))), block_id, target_type, target_id, kind, 'content', snippet, created_by, created_at
+      FROM block_mentions_source WHERE block_id = ${blockId} AND ${visible} LIMIT ${SYNC_ANSWER_LIMIT}`,
+  ];
+};
+
 /**
  * Recomputes a block's content mentions from its content, or from `content`, which is
- * then stored (validated as any content write). Either way it is one statement on the
- * block whose triggers replace the mentions: after a failure the old set stands whole.
+ * then stored (validated as any content write) unless it is the content already stored.
+ * Either way it is one atomic write: after a failure the old set stands whole. A sync that
+ * changes no content leaves the block as it was (its version, `updated_at`, the change log).
  */
 export async function syncMentions(ctx: UserContext, blockId: string, content?: unknown): Promise<SyncResult> {
   const listing = sql`${selectMentions(ctx)} FROM mentions m WHERE m.block_id = ${blockId}
     ORDER BY ${ORDER} LIMIT ${SYNC_ANSWER_LIMIT}`;
   if (content !== undefined) {
-    await updateTypedBlock(ctx, blockId, { content });
-    const rows = await ctx.db.all<MentionRow>(listing);
-    return { block_id: blockId, mentions: rows.map(present) };
+    // The read the content write needs anyway: the same content is not written again.
+    const known = await findVisibleBlockWithSchema(ctx, blockId);
+    if (JSON.stringify(known.block.content) !== JSON.stringify(content)) {
+      await updateTypedBlock(ctx, blockId, { content }, known);
+      const rows = await ctx.db.all<MentionRow>(listing);
+      return { block_id: blockId, mentions: rows.map(present) };
+    }
   }
-  // Rewriting the content with itself fires the triggers; the listing rides in the same batch.
-  const [touched, rows] = await batchAll<[{ id: string }, MentionRow]>(ctx.db, [
-    sql`UPDATE blocks SET content = content WHERE id = ${blockId} AND ${visibleTo(ctx.actor, "blocks")}
-      RETURNING id`,
+  // The set rebuilt from the stored content as the triggers build it, without writing the block;
+  // the visibility check and the listing ride in the same batch.
+  const [visible, , , rows] = await batchAll<[{ id: string }, unknown, unknown, MentionRow]>(ctx.db, [
+    sql`SELECT b.id FROM blocks b WHERE b.id = ${blockId} AND ${visibleTo(ctx.actor)}`,
+    ...contentMentionsOf(ctx, blockId),
     listing,
   ]);
-  if (touched.length === 0) throw blockNotFound(blockId);
+  if (visible.length === 0) throw blockNotFound(blockId);
   return { block_id: blockId, mentions: rows.map(present) };
 }

@@ -71,13 +71,13 @@ export interface TaskDatabase {
 /** What `findTaskDatabase` reads of a database's block. */
 type DatabaseStateRow = Pick<
   RawRow<typeof blocks>,
-  "id" | "type" | "properties" | "schema_version" | "archived" | "in_trash"
+  "id" | "type" | "properties" | "schema_version" | "archived" | "in_trash" | "created_at"
 >;
 
 /** The database `id` when the caller can use it, else undefined. One round trip. */
 export async function findTaskDatabase(ctx: UserContext, id: string): Promise<TaskDatabase | undefined> {
   const [databases, records] = await batchAll<[DatabaseStateRow, PropertyRecord]>(ctx.db, [
-    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.archived, b.in_trash FROM blocks b
+    sql`SELECT b.id, b.type, b.properties, b.schema_version, b.archived, b.in_trash, b.created_at FROM blocks b
       WHERE b.id = ${id} AND ${visibleTo(ctx.actor)}`,
     sql`SELECT * FROM database_properties WHERE database_id = ${id} ORDER BY position, name`,
   ]);
@@ -90,6 +90,7 @@ export async function findTaskDatabase(ctx: UserContext, id: string): Promise<Ta
     properties: legacy ? parseInlineSchema(stored.schema) : records.map(presentProperty),
     legacy,
     version: database.schema_version,
+    createdAt: database.created_at,
   };
   return { id, title: titleText(stored.title), schema };
 }
@@ -158,7 +159,13 @@ export async function installTasksDatabase(ctx: UserContext): Promise<{ database
       },
     );
     // A new database starts at schema version 0 (its first columns are not a change).
-    const schema: DatabaseSchema = { databaseId: block.id, properties, legacy: false, version: 0 };
+    const schema: DatabaseSchema = {
+      databaseId: block.id,
+      properties,
+      legacy: false,
+      version: 0,
+      createdAt: block.created_at,
+    };
     return { database: { id: block.id, title: TASKS_DATABASE_TITLE, schema }, installed: true };
   } catch (error) {
     if (!(error instanceof StaleWrite)) throw error;

@@ -29,6 +29,25 @@ describe("block validators (RFC 9110 §8.8.3, §13.1)", () => {
     await expectWrittenTag(copy, null, () => getBlock(user, copy.body.id));
   });
 
+  it("a duplicate's If-Match is held to the source block's tag (the request's target): current copies, stale is a 412", async () => {
+    const user = await createUser();
+    const source = await createBlock(user, { type: "page", properties: { title: "v1" } });
+    const tag = (await getBlock(user, source.id)).headers.get("ETag") ?? "";
+    const duplicate = (headers: Record<string, string>) =>
+      send(user, "POST", `${BLOCKS}/${source.id}/duplicate`, headers);
+    const copy = await duplicate({ "If-Match": tag });
+    expect(copy.status).toBe(201);
+    await expectWrittenTag(copy, tag, () => getBlock(user, copy.body.id));
+    expect((await getBlock(user, source.id)).headers.get("ETag")).toBe(tag);
+    const edited = await send(user, "PATCH", `${BLOCKS}/${source.id}`, {}, { properties: { title: "v2" } });
+    const children = async () => (await api<Block[]>(`${BLOCKS}?type=page`, { auth: user })).body.length;
+    const before = await children();
+    expectPreconditionFailed(await duplicate({ "If-Match": tag }), edited.headers.get("ETag"));
+    expectPreconditionFailed(await duplicate({ "If-None-Match": "*" }), edited.headers.get("ETag"));
+    expect(await children()).toBe(before);
+    expect((await duplicate({ "If-Match": edited.headers.get("ETag") ?? "" })).status).toBe(201);
+  });
+
   it("every write answers the new ETag, and a read of it matches", async () => {
     const user = await createUser();
     const block = await createBlock(user);

@@ -113,6 +113,28 @@ describe("database schema validators (RFC 9110 §8.8.3, §13.1)", () => {
     expect(after.headers.get("ETag")).toBe(added.headers.get("ETag"));
   });
 
+  it("a database deleted and created again with the same id has a new schema tag: the old one writes nothing", async () => {
+    const user = await createUser();
+    const id = crypto.randomUUID();
+    const create = () => send(user, "POST", BLOCKS, {}, { id, type: "database", properties: { title: "Tasks" } });
+    expect((await create()).status).toBe(201);
+    const old = (await getSchema(user, id)).headers.get("ETag") ?? "";
+    expect((await send(user, "DELETE", `${BLOCKS}/${id}`, {})).status).toBe(200);
+    expect((await create()).status).toBe(201);
+    const current = (await getSchema(user, id)).headers.get("ETag");
+    expect(current).not.toBe(old);
+    const records = await schemaRecords(id);
+    const add = await send(
+      user,
+      "POST",
+      `${DATABASES}/${id}/properties`,
+      { "If-Match": old },
+      { name: "Notes", type: "text" },
+    );
+    expectPreconditionFailed(add, current);
+    expect(await schemaRecords(id)).toEqual(records);
+  });
+
   it("schema reads and conditional changes keep their D1 round trips", async () => {
     const user = await createUser();
     const database = await statusDatabase(user);

@@ -220,6 +220,26 @@ describe("POST /api/v1/mentions/sync", () => {
     expect(res.roundTrips).toBeLessThanOrEqual(2);
   });
 
+  it("a sync that changes no content leaves the block as it was: its ETag, updated_at and change log", async () => {
+    const user = await createUser();
+    const target = await page(user);
+    const content = [paragraph(mention("page", target.id))];
+    const source = await page(user, content);
+    const before = await api<{ updated_at: string }>(`${BLOCKS}/${source.id}`, { auth: user });
+    const events = () =>
+      env.DB.prepare("SELECT count(*) AS n FROM change_events WHERE object_id = ?").bind(source.id).first("n");
+    const eventsBefore = await events();
+    for (const body of [{ block_id: source.id }, { block_id: source.id, content }]) {
+      const res = await api<{ mentions: MentionRecord[] }>(`${MENTIONS}/sync`, { method: "POST", auth: user, body });
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(res.body.mentions.map((m) => m.target_id)).toEqual([target.id]);
+      const after = await api<{ updated_at: string }>(`${BLOCKS}/${source.id}`, { auth: user });
+      expect(after.headers.get("ETag"), JSON.stringify(body)).toBe(before.headers.get("ETag"));
+      expect(after.body.updated_at).toBe(before.body.updated_at);
+    }
+    expect(await events()).toBe(eventsBefore);
+  });
+
   it("a sync that fails leaves the old set whole (invalid content: nothing changes)", async () => {
     const user = await createUser();
     const target = await page(user);
