@@ -41,17 +41,26 @@ import { webhooksRouter } from "./routes/webhooks/webhooks.index";
 
 type App = OpenAPIHono<AppEnv>;
 
+export interface AppOptions {
+  /**
+   * Registers the API explorer (routes/documentation/explorer.ts). Given by the development entry
+   * only, so a production build does not bundle the explorer's assets.
+   */
+  registerExplorer?: (app: App) => void;
+}
+
 /**
  * The Worker's app, in the order a request meets it: the middleware every request goes through,
- * the resources' routers, the contract and its explorer, and the one error envelope for every
- * refusal and failure.
+ * the resources' routers, the contract and, where the entry gives it, its explorer, and the one
+ * error envelope for every refusal and failure.
  */
-export function createApp(): App {
+export function createApp(options: AppOptions = {}): App {
   // Not strict: `/api/v1/blocks/` is `/api/v1/blocks`, as clients that join paths expect.
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
   useMiddleware(app);
   mountRouters(app);
   registerDocumentation(app);
+  options.registerExplorer?.(app);
   answerErrors(app);
   return app;
 }

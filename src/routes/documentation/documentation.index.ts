@@ -1,9 +1,5 @@
-import { swaggerUI } from "@hono/swagger-ui";
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import swaggerCss from "swagger-ui-dist/swagger-ui.css";
-import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js";
 import type { AppEnv } from "../../lib/context";
-import { notFound } from "../../lib/errors";
 import { registerHeaderComponents } from "../../openapi/headers";
 import { TAGS } from "../../openapi/tags";
 import { AiStreamEvent } from "../../schemas/ai";
@@ -13,15 +9,7 @@ import { ContentItemSchema } from "../../services/content/editor-content";
 // folder has no routes, handlers or schemas files: only what it registers on the app.
 
 export const OPENAPI_PATH = "/documentation/openapi.json";
-/** The explorer's script and stylesheet are served by this Worker (from the swagger-ui-dist package). */
-const EXPLORER_ASSET_BASE = "/documentation/assets";
-/** The only files served from the package: the explorer's script and stylesheet. */
-const EXPLORER_FILES = new Map([
-  ["swagger-ui-bundle.js", { body: swaggerBundle, contentType: "text/javascript; charset=utf-8" }],
-  ["swagger-ui.css", { body: swaggerCss, contentType: "text/css; charset=utf-8" }],
-]);
-
-/** Registers the OpenAPI 3.1 document and, when API_EXPLORER is "true", the explorer. */
+/** Registers the OpenAPI 3.1 document (the explorer is registered apart: explorer.ts). */
 export function registerDocumentation(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyAuth", {
     type: "apiKey",
@@ -58,21 +46,4 @@ export function registerDocumentation(app: OpenAPIHono<AppEnv>): void {
     servers: [{ url: new URL(c.req.url).origin, description: "The deployment that served this document" }],
     tags: TAGS,
   }));
-
-  // persistAuthorization: the key pasted in Authorize survives a reload (Swagger UI keeps it in localStorage).
-  const explorer = swaggerUI<AppEnv>({
-    url: OPENAPI_PATH,
-    baseUrl: EXPLORER_ASSET_BASE,
-    title: "Workspace API",
-    persistAuthorization: true,
-  });
-  app.get("/documentation", async (c, next) => {
-    if (c.env.API_EXPLORER !== "true") throw notFound("The API explorer is disabled on this deployment");
-    return explorer(c, next);
-  });
-  app.get(`${EXPLORER_ASSET_BASE}/swagger-ui-dist/:file`, (c) => {
-    const file = EXPLORER_FILES.get(c.req.param("file"));
-    if (c.env.API_EXPLORER !== "true" || !file) throw notFound();
-    return c.body(file.body, 200, { "Content-Type": file.contentType, "Cache-Control": "public, max-age=86400" });
-  });
 }
