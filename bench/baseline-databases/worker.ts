@@ -16,11 +16,16 @@
 // trips: the read batch where the Worker reads first, then the write. The bench sends the
 // values as the Worker stores them (canonical property ids, options as {id, name, color}),
 // so there is nothing to validate. The triggers of the schema (full-text index, row-value
-// index) run for both: they are part of the write's cost, not of the Worker's.
+// index) run for both: they are part of the write's cost, not of the Worker's. The change
+// log's triggers run for the Worker only: the bench drops them from this Worker's copy of the
+// seeded state, so the write ratios are the Worker with its log against bare writes without one.
+// Each request counts once against the quota's binding, as the Worker's does (see bench/baseline).
 import type { D1Database, D1PreparedStatement } from "@cloudflare/workers-types/index.ts";
 
 interface Env {
   DB: D1Database;
+  /** The Worker's per-credential quota binding (Workers Rate Limiting), counted as the Worker counts it. */
+  API_RATE_LIMITER: { limit(options: { key: string }): Promise<{ success: boolean }> };
 }
 
 const INTERNAL = "provider_audit_log";
@@ -350,6 +355,11 @@ export default {
       return json(Object.fromEntries(results.map((row) => [row.database_id, row.rows])));
     }
     const user = request.headers.get("X-Bench-User") ?? "";
+    // Every request counts once against its credential's quota, before its work, as the Worker's
+    // does (src/auth/credential-limit.ts): a call to the platform, like D1's.
+    if (!(await env.API_RATE_LIMITER.limit({ key: `60|user:${user}` })).success) {
+      return json({ error: "Too many requests" }, 429);
+    }
     const query = QUERY_ROUTE.exec(url.pathname);
     if (query && request.method === "POST") {
       return queryRows(db, user, decodeURIComponent(query[1] ?? ""), (await request.json()) as QueryBody);

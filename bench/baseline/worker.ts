@@ -6,7 +6,10 @@
 // src/services/media/storage.ts), rows returned as JSON, objects put and
 // streamed back as they are. The benchmark divides the Worker's throughput by
 // this one's, so the ratio is the cost of everything the Worker adds on top of
-// its queries and R2 calls.
+// its queries, its R2 calls and its quota's count (one `limit()` of the Workers
+// Rate Limiting binding per request with a credential: a platform call whose
+// local simulation, a Durable Object writing a SQLite row, costs about what a
+// D1 query does, while deployed it is a counter in the Cloudflare location).
 //
 // Keep the SQL and the R2 calls in step with the service. The bench compares
 // both servers' answers (ids, order, totals; the bytes and type of a download)
@@ -17,6 +20,8 @@ import type { D1Database, D1PreparedStatement, R2Bucket } from "@cloudflare/work
 interface Env {
   DB: D1Database;
   MEDIA: R2Bucket;
+  /** The Worker's per-credential quota binding (Workers Rate Limiting), counted as the Worker counts it. */
+  API_RATE_LIMITER: { limit(options: { key: string }): Promise<{ success: boolean }> };
 }
 
 const VISIBLE = "(b.created_by = ? OR b.created_by IS NULL) AND b.type <> 'provider_audit_log'";
@@ -186,9 +191,14 @@ export default {
       return json({ blocks: row?.blocks ?? 0 });
     }
     const user = request.headers.get("X-Bench-User") ?? "";
-    if (url.pathname === "/api/v1/media/upload" && request.method === "POST") return upload(env, user, request);
     const media = MEDIA_ROUTE.exec(url.pathname);
     if (media) return download(env, decodeURIComponent(media[1] ?? ""));
+    // Every request with a credential counts once against its quota, before its work, as the
+    // Worker's does (src/auth/credential-limit.ts): a call to the platform, like D1's and R2's.
+    if (!(await env.API_RATE_LIMITER.limit({ key: `60|user:${user}` })).success) {
+      return json({ error: "Too many requests" }, 429);
+    }
+    if (url.pathname === "/api/v1/media/upload" && request.method === "POST") return upload(env, user, request);
     if (url.pathname === "/api/v1/blocks") {
       return list(env.DB, user, Number(url.searchParams.get("limit") ?? 50), url.searchParams.get("q"));
     }
