@@ -329,7 +329,30 @@ async function writeSeed(dir: string, benchUserId: string, keySql: string) {
   };
 }
 
-/** Migrations, then the seed, in a fresh local D1 under `workDir`, copied once per server. */
+/**
+ * The change log's triggers (migration 0021), named so the baseline's copy can go without them:
+ * the Worker's writes are measured with the log on, against the same D1 work without it.
+ */
+export const CHANGE_LOG_TRIGGERS = [
+  "change_events_block_insert",
+  "change_events_block_update",
+  "change_events_block_delete",
+  "change_events_schema_update",
+  "change_events_comment_insert",
+  "change_events_comment_update",
+  "change_events_comment_delete",
+] as const;
+
+async function writeChangeLogOff(sqlDir: string): Promise<string> {
+  const file = join(sqlDir, "change-log-off.sql");
+  await writeFile(file, CHANGE_LOG_TRIGGERS.map((name) => `DROP TRIGGER ${name};\n`).join(""));
+  return file;
+}
+
+/**
+ * Migrations, then the seed, in a fresh local D1 under `workDir`, copied once per server; the
+ * baseline's copy without the change log (its writes leave no event).
+ */
 export async function seedDatabases(workDir: string): Promise<DatabasesSeed> {
   const workerState = join(workDir, "worker-state");
   const baselineState = join(workDir, "baseline-state");
@@ -349,6 +372,7 @@ export async function seedDatabases(workDir: string): Promise<DatabasesSeed> {
   await applyMigrations(workerState);
   for (const file of seed.files) await executeFile(workerState, file);
   await cp(workerState, baselineState, { recursive: true });
+  await executeFile(baselineState, await writeChangeLogOff(sqlDir));
   const { files: _files, ...rest } = seed;
   return { ...rest, benchUserId, apiKey: key.raw, workerState, baselineState };
 }

@@ -26,7 +26,8 @@ import { type DatabasesSeed, NAMES, NOTES, type SeededTable, seedDatabases, stor
 import { type LoadResult, type LoadTarget, measureInTurn, roundTripsOf } from "./load.ts";
 import { formatTargets, RESULTS_DIR, type TargetCheck, targetsMarkdown } from "./report.ts";
 import { type BuiltWorker, build, type Server, startBoth, type WorkerSpec } from "./servers.ts";
-import { PROJECT_ROOT, workerCompatibilityDate } from "./wrangler.ts";
+import { type DeliveryLatency, measureDeliveryLatency } from "./webhook-latency.ts";
+import { PROJECT_ROOT, queryLocal, workerCompatibilityDate } from "./wrangler.ts";
 
 const BASELINE: WorkerSpec = {
   name: "databases baseline",
@@ -253,6 +254,100 @@ async function measureQuery(
       };
     }),
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// The change feed: page N by cursor against page 1
+
+interface FeedPages {
+  limit: number;
+  page: number;
+  /** The walk from page 1 to page N: requests, seconds, events seen (all distinct and rising?). */
+  walk: { requests: number; seconds: number; events: number; distinct: number; p50: number };
+  page1: number;
+  deepPage: number;
+  note: string | null;
+}
+
+/**
+ * Walks the change feed (GET /api/v1/changes, oldest first) by cursor to page
+ * `DATABASES.feedPage`, then times page 1 and that page taking turns. The seeded rows are the
+ * bench user's, so their creations alone fill the feed past that page.
+ */
+async function measureFeed(worker: Side, log: Log): Promise<FeedPages> {
+  const { feedLimit: limit, feedPage: page } = DATABASES;
+  const path = (cursor?: string) =>
+    `/api/v1/changes?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+  log(`Databases: walking the change feed by cursor to page ${page} (${limit} events a page)`);
+  const seen = new Set<number>();
+  const latencies: number[] = [];
+  let note: string | null = null;
+  let last = 0;
+  let count = 0;
+  let cursor: string | null = null;
+  const started = performance.now();
+  for (let n = 1; n < page; n++) {
+    const answer = await request(worker, "GET", path(cursor ?? undefined));
+    if (n > 1) latencies.push(answer.ms);
+    const events = parse<{ id: number }[]>(answer, `feed page ${n}`);
+    for (const event of events) {
+      if (event.id <= last && note === null) note = `event ${event.id} came after ${last}`;
+      last = event.id;
+      seen.add(event.id);
+      count += 1;
+    }
+    cursor = answer.headers.get("X-Next-Cursor");
+    if (!cursor || events.length < limit) {
+      note ??= `the feed ended at page ${n}`;
+      break;
+    }
+  }
+  const walk = {
+    requests: latencies.length + 1,
+    seconds: (performance.now() - started) / 1000,
+    events: count,
+    distinct: seen.size,
+    p50: percentile(latencies, 0.5),
+  };
+  const deepCursor = cursor ?? "";
+  const deep = parse<unknown[]>(await request(worker, "GET", path(deepCursor)), `feed page ${page}`);
+  if (deep.length !== limit) note ??= `page ${page} held ${deep.length} events`;
+  const timings = await sequentialInTurn(
+    [() => request(worker, "GET", path()), () => request(worker, "GET", path(deepCursor))],
+    {
+      warmup: 2,
+      requests: DATABASES.deepPageRepeats,
+      slices: 2,
+    },
+  );
+  const p50 = (i: number) => percentile(timings[i]?.latencies ?? [], 0.5);
+  const failures = timings.reduce((sum, t) => sum + t.failures, 0);
+  if (failures > 0) note ??= `${failures} timed requests failed: ${timings.find((t) => t.firstFailure)?.firstFailure}`;
+  return { limit, page, walk, page1: p50(0), deepPage: p50(1), note };
+}
+
+interface ChangeEventBytes {
+  type: string;
+  events: number;
+  /** Mean length of `data` (the object as it was after the change), in bytes. */
+  dataBytes: number;
+  /** Mean length of the other columns, the integer id counted as 8 bytes. */
+  otherBytes: number;
+}
+
+/**
+ * Bytes per change event by type, from the Worker's D1 once it has stopped: the seed's row
+ * creations and the writes' updates. Column bytes only: indexes and page overhead not counted.
+ */
+async function measureChangeEventBytes(workerState: string): Promise<ChangeEventBytes[]> {
+  const rows = await queryLocal<{ type: string; events: number; data_bytes: number; other_bytes: number }>(
+    workerState,
+    `SELECT type, count(*) AS events, avg(coalesce(length(data), 0)) AS data_bytes,
+       avg(8 + length(type) + length(object_id) + coalesce(length(owner_id), 0) + coalesce(length(actor_id), 0)
+         + coalesce(length(request_id), 0) + length(occurred_at) + coalesce(length(changed_fields), 0)) AS other_bytes
+     FROM change_events GROUP BY type ORDER BY events DESC`,
+  );
+  return rows.map((r) => ({ type: r.type, events: r.events, dataBytes: r.data_bytes, otherBytes: r.other_bytes }));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -823,6 +918,9 @@ export interface DatabasesReport {
   settings: Record<string, unknown>;
   queries: QueryResult[];
   deepPage: DeepPage | null;
+  feed: FeedPages;
+  changeEvents: ChangeEventBytes[];
+  delivery: DeliveryLatency;
   exported: ExportResult | null;
   duplicate: DuplicateResult | null;
   writes: WriteResult[];
@@ -864,6 +962,21 @@ function evaluate(report: Omit<DatabasesReport, "targets" | "notes">): TargetChe
       pass: wrong.length === 0,
     });
   }
+  const feed = report.feed;
+  checks.push({
+    target: `change feed page ${feed.page} p50 <= ${maxGrowth}x page 1 p50`,
+    subject: `GET /api/v1/changes, ${feed.limit} a page, by cursor`,
+    value: `${fixed(feed.page1)} -> ${fixed(feed.deepPage)} ms = ${fixed(ratio(feed.deepPage, feed.page1), 2)}x; walk of ${feed.walk.requests} pages: ${feed.walk.events} events, ${feed.walk.distinct} distinct${feed.note ? `; ${feed.note}` : ""}`,
+    pass:
+      ratio(feed.deepPage, feed.page1) <= maxGrowth && feed.note === null && feed.walk.events === feed.walk.distinct,
+  });
+  const delivery = report.delivery;
+  checks.push({
+    target: "every webhook delivery arrives once, signed (Standard Webhooks)",
+    subject: `${delivery.pages} block.created to a receiver on loopback`,
+    value: `${delivery.delivered} delivered, ${delivery.duplicates} duplicates, ${delivery.unverified} unverified; p50 ${fixed(delivery.p50, 0)} ms, p99 ${fixed(delivery.p99, 0)} ms`,
+    pass: delivery.delivered === delivery.pages && delivery.duplicates === 0 && delivery.unverified === 0,
+  });
   const deep = report.deepPage;
   if (deep) {
     const deepP50 = deep.cursorPage ?? deep.workerOffsetPage;
@@ -1001,6 +1114,22 @@ function otherRows(report: Omit<DatabasesReport, "targets" | "notes">): string[]
         `${deep.walk.requests} requests in ${fixed(deep.walk.seconds)} s (p50 ${fixed(deep.walk.p50)} ms), ${deep.walk.distinct} distinct rows`,
       ]);
     }
+  }
+  const feed = report.feed;
+  rows.push([
+    `change feed page ${feed.page} vs page 1 (${feed.limit} a page)`,
+    `page 1 ${fixed(feed.page1)} ms, page ${feed.page} by cursor ${fixed(feed.deepPage)} ms (${fixed(ratio(feed.deepPage, feed.page1), 2)}x); walk ${feed.walk.requests} requests in ${fixed(feed.walk.seconds)} s (p50 ${fixed(feed.walk.p50)} ms)`,
+  ]);
+  const latency = report.delivery;
+  rows.push([
+    "webhook delivery latency (write to receiver)",
+    `p50 ${fixed(latency.p50, 0)} ms, p99 ${fixed(latency.p99, 0)} ms, max ${fixed(latency.max, 0)} ms: ${latency.delivered} of ${latency.pages} pages created one every ${DATABASES.delivery.intervalMs} ms, ${latency.duplicates} duplicates, ${latency.unverified} unverified`,
+  ]);
+  for (const kind of report.changeEvents) {
+    rows.push([
+      `change event bytes: ${kind.type}`,
+      `${fixed(kind.dataBytes + kind.otherBytes, 0)} B (data ${fixed(kind.dataBytes, 0)} B, other columns ${fixed(kind.otherBytes, 0)} B), ${kind.events.toLocaleString("en")} events`,
+    ]);
   }
   const e = report.exported;
   if (e) {
@@ -1153,6 +1282,8 @@ export async function runDatabasesBench(log: Log, runDir: string, worker: BuiltW
 
   const largest = seed.tables.at(-1) as SeededTable;
   const deepPage = await measureDeepPage(largest, workerSide, baselineSide, log);
+  const feed = await measureFeed(workerSide, log);
+  log(`Databases: change feed page 1 ${fixed(feed.page1)} ms, page ${feed.page} ${fixed(feed.deepPage)} ms`);
   log(
     `Databases: page 1 ${fixed(deepPage.page1)} ms, page ${deepPage.page} ${deepPage.cursorPage === null ? "(no cursor)" : `by cursor ${fixed(deepPage.cursorPage)} ms`}, by offset ${fixed(deepPage.workerOffsetPage)} ms`,
   );
@@ -1166,6 +1297,16 @@ export async function runDatabasesBench(log: Log, runDir: string, worker: BuiltW
 
   const writes = await measureWrites(seed, workerSide, baselineSide, log);
 
+  const { pages, intervalMs } = DATABASES.delivery;
+  log(`Databases: webhook delivery latency, ${pages} pages one every ${intervalMs} ms to a receiver on loopback`);
+  const delivery = await measureDeliveryLatency(
+    { origin: workerServer.origin, headers: workerSide.headers },
+    DATABASES.delivery,
+  );
+  log(
+    `Databases: ${delivery.delivered} of ${delivery.pages} delivered, p50 ${fixed(delivery.p50, 0)} ms, p99 ${fixed(delivery.p99, 0)} ms`,
+  );
+
   // Last: it makes the Worker's D1 larger than the baseline's.
   log(`Databases: bulk rows, ${DATABASES.bulkRequests} x ${DATABASES.bulkRowsPerRequest} into a fresh database`);
   const bulk = await measureBulk(seed, workerSide);
@@ -1173,6 +1314,7 @@ export async function runDatabasesBench(log: Log, runDir: string, worker: BuiltW
   // Stopped, and their D1 (hundreds of MB at 100k rows) removed, before the next section.
   await stopWorker();
   await stopBaseline();
+  const changeEvents = await measureChangeEventBytes(seed.workerState);
   await rm(dir, { recursive: true, force: true });
 
   const partial = {
@@ -1183,6 +1325,9 @@ export async function runDatabasesBench(log: Log, runDir: string, worker: BuiltW
     settings: { ...DATABASES, seedSeconds },
     queries,
     deepPage,
+    feed,
+    changeEvents,
+    delivery,
     exported,
     duplicate,
     writes,

@@ -42,6 +42,23 @@ export const applyMigrations = (persistDir: string) =>
 export const executeFile = (persistDir: string, file: string) =>
   wrangler(["d1", "execute", "DB", "--local", "--persist-to", persistDir, "--file", file]);
 
+/** The rows of one SQL query on the local D1 under `persistDir`. */
+export async function queryLocal<Row>(persistDir: string, sql: string): Promise<Row[]> {
+  const out = await wrangler([
+    "d1",
+    "execute",
+    "DB",
+    "--local",
+    "--persist-to",
+    persistDir,
+    "--json",
+    "--command",
+    sql,
+  ]);
+  const [first] = JSON.parse(out) as { results: Row[] }[];
+  return first?.results ?? [];
+}
+
 /** Bundles the Worker of `config` into `outDir` as a deploy would, uploading nothing. */
 export const buildWorker = (config: string, outDir: string) =>
   wrangler(["deploy", "--dry-run", "--config", config, "--outdir", outDir]);
