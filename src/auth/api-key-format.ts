@@ -28,9 +28,14 @@ function randomBase62(byteCount: number): string {
   return out;
 }
 
+/** Two hex digits per byte value: every request hashes its key, so the digest is spelled by lookup. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 export async function hashApiKey(raw: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(raw));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(raw)));
+  let hex = "";
+  for (const byte of digest) hex += HEX_BYTES[byte];
+  return hex;
 }
 
 export const isApiKeyFormat = (token: string): boolean => API_KEY_PATTERN.test(token);

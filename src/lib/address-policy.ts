@@ -40,6 +40,8 @@ export const isLoopbackHost = (hostname: string): boolean => hostKind(hostname) 
  * brackets) is a loopback address. A name (`localhost`) is not an address and is never loopback here.
  */
 export function isLoopbackAddress(address: string): boolean {
+  // Every request asks this of its peer's address, most often a dotted quad: read it directly.
+  if (DOTTED_QUAD.test(address)) return ipv4Octets(address)?.[0] === 127;
   let url: URL;
   try {
     url = new URL(`http://${address.includes(":") ? `[${address}]` : address}/`);
@@ -49,6 +51,8 @@ export function isLoopbackAddress(address: string): boolean {
   const host = url.hostname;
   return (host.startsWith("[") || ipv4Octets(host) !== undefined) && hostKind(host) === "loopback";
 }
+
+const DOTTED_QUAD = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 function ipv4Octets(host: string): number[] | undefined {
   const parts = host.split(".");
