@@ -60,6 +60,8 @@ export interface DatabasesSeed {
   treeRootId: string;
   workerState: string;
   baselineState: string;
+  /** The baseline's state without the change log's triggers (CHANGE_LOG_TRIGGERS): what the log costs a write. */
+  logFreeState: string;
 }
 
 const STATUS = [
@@ -330,8 +332,8 @@ async function writeSeed(dir: string, benchUserId: string, keySql: string) {
 }
 
 /**
- * The change log's triggers (migration 0021), named so the baseline's copy can go without them:
- * the Worker's writes are measured with the log on, against the same D1 work without it.
+ * The change log's triggers (migration 0021), named so a second baseline's copy can go without
+ * them: the Worker's writes with the log on are also measured against bare writes without it.
  */
 export const CHANGE_LOG_TRIGGERS = [
   "change_events_block_insert",
@@ -351,11 +353,12 @@ async function writeChangeLogOff(sqlDir: string): Promise<string> {
 
 /**
  * Migrations, then the seed, in a fresh local D1 under `workDir`, copied once per server; the
- * baseline's copy without the change log (its writes leave no event).
+ * second baseline's copy without the change log (its writes leave no event).
  */
 export async function seedDatabases(workDir: string): Promise<DatabasesSeed> {
   const workerState = join(workDir, "worker-state");
   const baselineState = join(workDir, "baseline-state");
+  const logFreeState = join(workDir, "log-free-state");
   const sqlDir = join(workDir, "seed");
   await mkdir(sqlDir, { recursive: true });
   const benchUserId = createIds(1).uuid();
@@ -372,7 +375,8 @@ export async function seedDatabases(workDir: string): Promise<DatabasesSeed> {
   await applyMigrations(workerState);
   for (const file of seed.files) await executeFile(workerState, file);
   await cp(workerState, baselineState, { recursive: true });
-  await executeFile(baselineState, await writeChangeLogOff(sqlDir));
+  await cp(workerState, logFreeState, { recursive: true });
+  await executeFile(logFreeState, await writeChangeLogOff(sqlDir));
   const { files: _files, ...rest } = seed;
-  return { ...rest, benchUserId, apiKey: key.raw, workerState, baselineState };
+  return { ...rest, benchUserId, apiKey: key.raw, workerState, baselineState, logFreeState };
 }

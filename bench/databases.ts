@@ -23,9 +23,9 @@ import { gzipSync } from "node:zlib";
 import { defer } from "./cleanup.ts";
 import { DATABASES } from "./config.ts";
 import { type DatabasesSeed, NAMES, NOTES, type SeededTable, seedDatabases, storedValues } from "./databases-seed.ts";
-import { type LoadResult, type LoadTarget, measureInTurn, roundTripsOf } from "./load.ts";
+import { type LoadResult, type LoadTarget, measureInTurn, REQUEST_NUMBER, roundTripsOf } from "./load.ts";
 import { formatTargets, RESULTS_DIR, type TargetCheck, targetsMarkdown } from "./report.ts";
-import { type BuiltWorker, build, type Server, startBoth, type WorkerSpec } from "./servers.ts";
+import { type BuiltWorker, build, type Server, startBoth, startServer, type WorkerSpec } from "./servers.ts";
 import { type DeliveryLatency, measureDeliveryLatency } from "./webhook-latency.ts";
 import { PROJECT_ROOT, queryLocal, workerCompatibilityDate } from "./wrangler.ts";
 
@@ -604,7 +604,9 @@ const KEYED_WRITES = ["create block", "PATCH block"];
 
 function writeSpecs(seed: DatabasesSeed, canonicalPageContent: unknown): WriteSpec[] {
   const { pageId, paragraphId, rowId, database } = seed.writes;
-  const paragraph = { rich_text: [{ type: "text", text: "Edited by the bench" }] };
+  // REQUEST_NUMBER becomes each request's own number under load, so every update changes the
+  // block and leaves its change-log event, as a client's edits do.
+  const paragraph = { rich_text: [{ type: "text", text: `Edited by the bench ${REQUEST_NUMBER}` }] };
   const rowValues = {
     title: "Bench task",
     status: "Todo",
@@ -617,7 +619,7 @@ function writeSpecs(seed: DatabasesSeed, canonicalPageContent: unknown): WriteSp
   };
   const byName = (values: Partial<Record<keyof typeof NAMES, unknown>>) =>
     Object.fromEntries(Object.entries(values).map(([role, value]) => [NAMES[role as keyof typeof NAMES], value]));
-  const rowChange = { status: "Done", number: 13 };
+  const rowChange = { status: "Done", number: 13, text: `Reviewed ${REQUEST_NUMBER}` };
   const specs: WriteSpec[] = [
     {
       name: "create block",
@@ -644,9 +646,13 @@ function writeSpecs(seed: DatabasesSeed, canonicalPageContent: unknown): WriteSp
       row: false,
       method: "PUT",
       workerPath: `/api/v1/pages/${pageId}`,
-      workerBody: { title: "Writes page", content: PAGE_CONTENT },
+      workerBody: { title: `Writes page ${REQUEST_NUMBER}`, content: PAGE_CONTENT },
       baselinePath: `/api/v1/pages/${pageId}`,
-      baselineBody: { mode: "page", properties: { title: "Writes page" }, content: canonicalPageContent },
+      baselineBody: {
+        mode: "page",
+        properties: { title: `Writes page ${REQUEST_NUMBER}` },
+        content: canonicalPageContent,
+      },
       status: 200,
     },
     {
@@ -695,6 +701,8 @@ interface WriteResult {
   connections: number;
   worker: LoadResult;
   baseline: LoadResult;
+  /** The same baseline on a state without the change log's triggers (writes without a key only). */
+  baselineWithoutLog: LoadResult | null;
   roundTrips: [number | null, number | null];
   /** What the Worker stored and what the baseline stored differ (row values only). */
   mismatch: string | null;
@@ -719,7 +727,17 @@ const sameJson = (a: unknown, b: unknown): boolean => {
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 };
 
-async function measureWrites(seed: DatabasesSeed, worker: Side, baseline: Side, log: Log): Promise<WriteResult[]> {
+/**
+ * Each write on the Worker, the baseline (the same D1 work on the same schema) and, for writes
+ * without a key, the baseline on a state without the change log (`logFree`), taking turns.
+ */
+async function measureWrites(
+  seed: DatabasesSeed,
+  worker: Side,
+  baseline: Side,
+  logFree: Side,
+  log: Log,
+): Promise<WriteResult[]> {
   // The page body as the Worker stores it, for the baseline to store the same bytes.
   const put = await request(worker, "PUT", `/api/v1/pages/${seed.writes.pageId}`, {
     title: "Writes page",
@@ -757,9 +775,14 @@ async function measureWrites(seed: DatabasesSeed, worker: Side, baseline: Side, 
         connections,
         // Both servers get the header (the baseline ignores it), so the client's work is the same.
         freshIdempotencyKeys: spec.idempotencyKey === true,
+        distinctBodies: true,
       });
-      const [workerLoad, baselineLoad] = await measureInTurn(
-        [target(worker, spec.workerPath, spec.workerBody), target(baseline, spec.baselinePath, spec.baselineBody)],
+      const [workerLoad, baselineLoad, logFreeLoad] = await measureInTurn(
+        [
+          target(worker, spec.workerPath, spec.workerBody),
+          target(baseline, spec.baselinePath, spec.baselineBody),
+          ...(spec.idempotencyKey ? [] : [target(logFree, spec.baselinePath, spec.baselineBody)]),
+        ],
         { ...DATABASES.writeLoad, connections },
       );
       if (!workerLoad || !baselineLoad || workerLoad.requests === 0 || baselineLoad.requests === 0) {
@@ -772,6 +795,7 @@ async function measureWrites(seed: DatabasesSeed, worker: Side, baseline: Side, 
         connections,
         worker: workerLoad,
         baseline: baselineLoad,
+        baselineWithoutLog: logFreeLoad ?? null,
         roundTrips: [roundTripsOf(w1.headers), roundTripsOf(w2.headers)],
         mismatch,
       });
@@ -934,7 +958,8 @@ const ratio = (a: number, b: number) => a / b;
 
 function evaluate(report: Omit<DatabasesReport, "targets" | "notes">): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  const { maxGrowth, minWriteRatio, minKeyedWriteRatio, maxRowWriteRoundTrips } = DATABASES.targets;
+  const { maxGrowth, minWriteRatio, minWriteRatioWithoutLog, minKeyedWriteRatio, maxRowWriteRoundTrips } =
+    DATABASES.targets;
   const sizes = DATABASES.sizes;
   const smallest = Math.min(...sizes);
   const largest = Math.max(...sizes);
@@ -1005,6 +1030,17 @@ function evaluate(report: Omit<DatabasesReport, "targets" | "notes">): TargetChe
       subject: `${write.name} x${write.connections}`,
       value: `${fixed(r, 2)}${failed > 0 ? ` (${failed} failed requests: ${write.worker.firstFailure ?? write.baseline.firstFailure})` : ""}`,
       pass: r >= min && failed === 0,
+    });
+  }
+  for (const write of report.writes) {
+    if (!write.baselineWithoutLog) continue;
+    checks.push({
+      target: `write throughput with the change log >= ${minWriteRatioWithoutLog} of the baseline without it`,
+      subject: `${write.name} x${write.connections}`,
+      value: fixed(ratio(write.worker.requestsPerSecond, write.baselineWithoutLog.requestsPerSecond), 2),
+      pass:
+        ratio(write.worker.requestsPerSecond, write.baselineWithoutLog.requestsPerSecond) >= minWriteRatioWithoutLog &&
+        write.baselineWithoutLog.non2xx + write.baselineWithoutLog.errors === 0,
     });
   }
   for (const write of report.writes.filter((w) => w.row && w.connections === DATABASES.writeConnections[0])) {
@@ -1079,7 +1115,18 @@ function queryRows(queries: readonly QueryResult[]): string[][] {
   });
 }
 
-const WRITE_HEADERS = ["write", "conns", "W req/s", "B req/s", "ratio", "W p50 ms", "B p50 ms", "W D1 trips"];
+const WRITE_HEADERS = [
+  "write",
+  "conns",
+  "W req/s",
+  "B req/s",
+  "ratio",
+  "B no log req/s",
+  "ratio to no log",
+  "W p50 ms",
+  "B p50 ms",
+  "W D1 trips",
+];
 
 function writeRows(writes: readonly WriteResult[]): string[][] {
   return writes.map((w) => [
@@ -1088,6 +1135,8 @@ function writeRows(writes: readonly WriteResult[]): string[][] {
     fixed(w.worker.requestsPerSecond, 0),
     fixed(w.baseline.requestsPerSecond, 0),
     fixed(ratio(w.worker.requestsPerSecond, w.baseline.requestsPerSecond), 2),
+    w.baselineWithoutLog ? fixed(w.baselineWithoutLog.requestsPerSecond, 0) : "-",
+    w.baselineWithoutLog ? fixed(ratio(w.worker.requestsPerSecond, w.baselineWithoutLog.requestsPerSecond), 2) : "-",
     fixed(w.worker.p50),
     fixed(w.baseline.p50),
     w.roundTrips[0] === w.roundTrips[1] ? String(w.roundTrips[1]) : `${w.roundTrips[1]} (first ${w.roundTrips[0]})`,
@@ -1262,8 +1311,11 @@ export async function runDatabasesBench(log: Log, runDir: string, worker: BuiltW
   );
   const stopWorker = defer(workerServer.stop);
   const stopBaseline = defer(baselineServer.stop);
+  const logFreeServer = await startServer(baselineWorker, seed.logFreeState, "/");
+  const stopLogFree = defer(logFreeServer.stop);
   const workerSide: Side = { server: workerServer, headers: { Authorization: `Bearer ${seed.apiKey}` } };
   const baselineSide: Side = { server: baselineServer, headers: { "X-Bench-User": seed.benchUserId } };
+  const logFreeSide: Side = { server: logFreeServer, headers: baselineSide.headers };
 
   const counts = parse<Record<string, number>>(await request(baselineSide, "GET", "/"), "baseline readiness");
   for (const table of [...seed.tables, seed.writes.database]) {
@@ -1295,7 +1347,7 @@ export async function runDatabasesBench(log: Log, runDir: string, worker: BuiltW
   const duplicate = await measureDuplicate(seed, workerSide);
   log(`Databases: duplicate of ${duplicate.blocks} blocks p50 ${fixed(duplicate.p50)} ms`);
 
-  const writes = await measureWrites(seed, workerSide, baselineSide, log);
+  const writes = await measureWrites(seed, workerSide, baselineSide, logFreeSide, log);
 
   const { pages, intervalMs } = DATABASES.delivery;
   log(`Databases: webhook delivery latency, ${pages} pages one every ${intervalMs} ms to a receiver on loopback`);
@@ -1314,6 +1366,7 @@ export async function runDatabasesBench(log: Log, runDir: string, worker: BuiltW
   // Stopped, and their D1 (hundreds of MB at 100k rows) removed, before the next section.
   await stopWorker();
   await stopBaseline();
+  await stopLogFree();
   const changeEvents = await measureChangeEventBytes(seed.workerState);
   await rm(dir, { recursive: true, force: true });
 

@@ -58,7 +58,9 @@ function run(target: LoadTarget, seconds: number, load: LoadSettings): Promise<S
           {
             method: target.method ?? "GET",
             ...(target.body ? { body: target.body } : {}),
-            ...(target.freshIdempotencyKeys ? { setupRequest: withFreshIdempotencyKey } : {}),
+            ...(target.freshIdempotencyKeys || target.distinctBodies
+              ? { setupRequest: eachRequestAnew(target.freshIdempotencyKeys === true, target.distinctBodies === true) }
+              : {}),
             onResponse,
           },
         ],
@@ -130,13 +132,27 @@ export interface LoadTarget {
   connections?: number;
   /** Each request carries an `Idempotency-Key` of its own (a fresh UUID), so every one is a first request. */
   freshIdempotencyKeys?: boolean;
+  /** Each request's body has REQUEST_NUMBER replaced by a number of its own: every write changes something. */
+  distinctBodies?: boolean;
 }
 
-/** Gives each request a fresh `Idempotency-Key` (autocannon then builds each request anew). */
-const withFreshIdempotencyKey = (request: autocannon.Request): autocannon.Request => ({
-  ...request,
-  headers: { ...request.headers, "Idempotency-Key": `"${randomUUID()}"` },
-});
+/** Where a body sent with `distinctBodies` takes each request's number. */
+export const REQUEST_NUMBER = "{{n}}";
+let requestsNumbered = 0;
+
+/**
+ * Builds each request anew (autocannon then sends what this returns): with a fresh
+ * `Idempotency-Key`, and/or with REQUEST_NUMBER in the body replaced by a number of its own.
+ */
+const eachRequestAnew =
+  (freshKey: boolean, distinctBody: boolean) =>
+  (request: autocannon.Request): autocannon.Request => ({
+    ...request,
+    ...(freshKey ? { headers: { ...request.headers, "Idempotency-Key": `"${randomUUID()}"` } } : {}),
+    ...(distinctBody && request.body
+      ? { body: String(request.body).replaceAll(REQUEST_NUMBER, String(++requestsNumbered)) }
+      : {}),
+  });
 
 /** How long and how hard measureInTurn loads each target (LOAD by default). */
 export interface LoadSettings {

@@ -16,9 +16,9 @@
 // trips: the read batch where the Worker reads first, then the write. The bench sends the
 // values as the Worker stores them (canonical property ids, options as {id, name, color}),
 // so there is nothing to validate. The triggers of the schema (full-text index, row-value
-// index) run for both: they are part of the write's cost, not of the Worker's. The change
-// log's triggers run for the Worker only: the bench drops them from this Worker's copy of the
-// seeded state, so the write ratios are the Worker with its log against bare writes without one.
+// index, change log) run for both: they are part of the write's cost, not of the Worker's. The
+// writes are also measured against a second copy of this Worker on a state without the change
+// log's triggers: the Worker with its log against bare writes without one.
 // Each request counts once against the quota's binding, as the Worker's does (see bench/baseline).
 import type { D1Database, D1PreparedStatement } from "@cloudflare/workers-types/index.ts";
 
