@@ -733,7 +733,7 @@ export const changeLogHorizon = sqliteTable("change_log_horizon", {
  * are delivered, signed with `secret` (`whsec_` + base64 of its bytes; during a rotation also with
  * `previous_secret` until `previous_secret_expires_at`). `event_types` is a JSON array of the
  * change log's types, or null for all. The trigger `webhook_deliveries_from_events`
- * (migrations/0022_webhooks.sql) reads it for each new event. `failing_since` is when its
+ * (migrations/0023_webhook_deliveries_by_owner.sql) reads it for each new event. `failing_since` is when its
  * deliveries began failing without a success since; three days of that disable it.
  */
 export const webhookEndpoints = sqliteTable(

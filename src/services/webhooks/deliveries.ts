@@ -10,8 +10,8 @@ import type { ChangeEventType } from "../../schemas/changes";
 import type { WebhookDelivery, WebhookDeliveryStatus } from "../../schemas/webhooks";
 import { webhookNotFound } from "./endpoints";
 
-// The outbox of webhook deliveries (migrations/0022_webhooks.sql: one row per event and endpoint,
-// written with the event): listed and re-sent by the endpoint's user; enqueued by the request that
+// The outbox of webhook deliveries (migrations/0022_webhooks.sql, its trigger in 0023: one row per
+// event and endpoint, written with the event): listed and re-sent by the endpoint's user; enqueued by the request that
 // wrote the events (db/write-context.ts) or, when it did not get to, by the Cron Trigger here.
 
 export type { WebhookDelivery };

@@ -124,6 +124,19 @@ describe("a delivery", () => {
     expect(event?.object_id).toBe(shared);
   });
 
+  it("of a shared block goes to every user's enabled endpoints; of an owned one, to its owner's only", async () => {
+    const [first, second] = [await createUser(), await createUser()];
+    const firstHook = await createWebhook(first, { url: receiverUrl() });
+    const secondHook = await createWebhook(second, { url: receiverUrl() });
+    const paused = await createWebhook(second, { url: receiverUrl() });
+    await api(`${WEBHOOKS}/${paused.id}`, { method: "PATCH", auth: second, body: { enabled: false } });
+    await insertBlocks([{ type: "page", properties: { title: "Shared" }, created_by: null }]);
+    await createBlock(first, { type: "page", properties: { title: "First's" } });
+    expect(await deliveriesOf(firstHook.id)).toHaveLength(2);
+    expect(await deliveriesOf(secondHook.id)).toHaveLength(1);
+    expect(await deliveriesOf(paused.id)).toEqual([]);
+  });
+
   it("is in the outbox with its event even when the writer enqueued nothing: the Cron Trigger sends it", async () => {
     const { received } = receiver();
     const user = await createUser();
