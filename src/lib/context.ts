@@ -61,7 +61,7 @@ export interface UserContext extends RequestContext {
   actor: Actor;
 }
 
-/** Hono environment of every route: bindings plus the request context on `c.var.ctx`. */
+/** Hono environment of every route: bindings plus the request context on `c.get("ctx")`. */
 export interface AppEnv {
   Bindings: Env;
   Variables: {

@@ -102,7 +102,7 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
 /**
  * A route as `openapi()` takes it. Its `middleware` is typed as the access
  * middleware alone (a one-element tuple is what carries the environment it
- * gives handlers, `c.var.ctx` as a UserContext for `user` and `session`);
+ * gives handlers, `c.get("ctx")` as a UserContext for `user` and `session`);
  * at run time the body limit follows it.
  */
 export type DefinedRoute<R extends RouteSpec> = Omit<
@@ -216,7 +216,7 @@ function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<App
     if (limiter) {
       const key =
         limit.per === "user"
-          ? `${route}|user:${c.var.ctx.actor?.userId ?? "anonymous"}`
+          ? `${route}|user:${c.get("ctx").actor?.userId ?? "anonymous"}`
           : `${route}|client:${clientKey(c.req.header("CF-Connecting-IP"))}`;
       const { success } = await limiter.limit({ key });
       if (!success)

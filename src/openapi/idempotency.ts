@@ -216,7 +216,7 @@ export const idempotencyKeys =
     const field = c.req.raw.headers.get(IDEMPOTENCY_KEY_HEADER);
     if (field === null) return next();
     const key = parseIdempotencyKey(field);
-    const ctx = c.var.ctx;
+    const ctx = c.get("ctx");
     const url = new URL(c.req.url);
     const reservation = await reserveKey(ctx, key, {
       method: c.req.method,

@@ -31,7 +31,7 @@ const completionRequest = (provider: AiProvider, body: AiStreamRequest): Complet
 });
 
 export const stream: Handler<typeof routes.stream> = async (c) => {
-  const ctx = c.var.ctx;
+  const ctx = c.get("ctx");
   const { provider } = c.req.valid("param");
   const body = c.req.valid("json");
   // Refusals are HTTP errors, decided before the stream: a credential revoked a moment ago (401),
@@ -52,12 +52,12 @@ export const stream: Handler<typeof routes.stream> = async (c) => {
 
 // The five legacy paths: the same call with the caller's own key, answered whole.
 export const promptOpenAi: Handler<typeof routes.promptOpenAi> = async (c) =>
-  c.json({ response: await completeLegacyPrompt(c.var.ctx, "openai", c.req.valid("json")) }, 200);
+  c.json({ response: await completeLegacyPrompt(c.get("ctx"), "openai", c.req.valid("json")) }, 200);
 export const promptAnthropic: Handler<typeof routes.promptAnthropic> = async (c) =>
-  c.json({ response: await completeLegacyPrompt(c.var.ctx, "anthropic", c.req.valid("json")) }, 200);
+  c.json({ response: await completeLegacyPrompt(c.get("ctx"), "anthropic", c.req.valid("json")) }, 200);
 export const promptGemini: Handler<typeof routes.promptGemini> = async (c) =>
-  c.json({ response: await completeLegacyPrompt(c.var.ctx, "gemini", c.req.valid("json")) }, 200);
+  c.json({ response: await completeLegacyPrompt(c.get("ctx"), "gemini", c.req.valid("json")) }, 200);
 export const promptMistral: Handler<typeof routes.promptMistral> = async (c) =>
-  c.json({ response: await completeLegacyPrompt(c.var.ctx, "mistral", c.req.valid("json")) }, 200);
+  c.json({ response: await completeLegacyPrompt(c.get("ctx"), "mistral", c.req.valid("json")) }, 200);
 export const promptGroq: Handler<typeof routes.promptGroq> = async (c) =>
-  c.json({ response: await completeLegacyPrompt(c.var.ctx, "groq", c.req.valid("json")) }, 200);
+  c.json({ response: await completeLegacyPrompt(c.get("ctx"), "groq", c.req.valid("json")) }, 200);

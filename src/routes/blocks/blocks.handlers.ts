@@ -20,7 +20,7 @@ import type * as routes from "./blocks.routes";
 export const list: Handler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const window = pageWindow(query);
-  const page = await listBlocks(c.var.ctx, {
+  const page = await listBlocks(c.get("ctx"), {
     ...window,
     q: query.q,
     type: query.type,
@@ -37,7 +37,7 @@ export const list: Handler<typeof routes.list> = async (c) => {
 
 export const create: Handler<typeof routes.create> = async (c) => {
   const body = c.req.valid("json");
-  const { block } = await createTypedBlock(c.var.ctx, {
+  const { block } = await createTypedBlock(c.get("ctx"), {
     id: body.id,
     type: body.type,
     properties: body.properties ?? {},
@@ -51,7 +51,7 @@ export const create: Handler<typeof routes.create> = async (c) => {
 };
 
 export const get: Handler<typeof routes.get> = async (c) => {
-  return answerTagged(c, await getActiveBlock(c.var.ctx, c.req.valid("param").id), 200);
+  return answerTagged(c, await getActiveBlock(c.get("ctx"), c.req.valid("param").id), 200);
 };
 
 export const update: Handler<typeof routes.update> = async (c) => {
@@ -68,23 +68,23 @@ export const update: Handler<typeof routes.update> = async (c) => {
     archived: body.archived,
     inTrash: body.in_trash,
   };
-  const { block } = await updateTypedBlock(c.var.ctx, id, change, undefined, expectBlock(id, preconditionsOf(c)));
+  const { block } = await updateTypedBlock(c.get("ctx"), id, change, undefined, expectBlock(id, preconditionsOf(c)));
   return answerTagged(c, block, 200);
 };
 
 export const remove: Handler<typeof routes.remove> = async (c) => {
   const { id } = c.req.valid("param");
-  const deletedCount = await deleteBlock(c.var.ctx, id, expectBlock(id, preconditionsOf(c)));
+  const deletedCount = await deleteBlock(c.get("ctx"), id, expectBlock(id, preconditionsOf(c)));
   return c.json({ success: true, message: "Block permanently deleted", deleted_count: deletedCount }, 200);
 };
 
 export const children: Handler<typeof routes.children> = async (c) => {
-  return c.json(await listChildren(c.var.ctx, c.req.valid("param").id), 200);
+  return c.json(await listChildren(c.get("ctx"), c.req.valid("param").id), 200);
 };
 
 export const hierarchy: Handler<typeof routes.hierarchy> = async (c) => {
   const depth = c.req.valid("query").depth ?? HIERARCHY_DEFAULT_DEPTH;
-  const { tree, truncated } = await getHierarchy(c.var.ctx, c.req.valid("param").id, depth);
+  const { tree, truncated } = await getHierarchy(c.get("ctx"), c.req.valid("param").id, depth);
   if (truncated) c.header("X-Hierarchy-Truncated", "true");
   return c.json(tree, 200);
 };
@@ -92,7 +92,7 @@ export const hierarchy: Handler<typeof routes.hierarchy> = async (c) => {
 export const duplicate: Handler<typeof routes.duplicate> = async (c) => {
   const body = c.req.valid("json") ?? {};
   const { id } = c.req.valid("param");
-  const { block } = await duplicateTypedBlock(c.var.ctx, id, {
+  const { block } = await duplicateTypedBlock(c.get("ctx"), id, {
     includeChildren: body.include_children ?? true,
     expected: expectBlock(id, preconditionsOf(c)),
   });
@@ -103,13 +103,13 @@ export const convert: Handler<typeof routes.convert> = async (c) => {
   const body = c.req.valid("json");
   const { id } = c.req.valid("param");
   const change = { type: body.type, properties: body.properties };
-  const { block } = await updateTypedBlock(c.var.ctx, id, change, undefined, expectBlock(id, preconditionsOf(c)));
+  const { block } = await updateTypedBlock(c.get("ctx"), id, change, undefined, expectBlock(id, preconditionsOf(c)));
   return answerTagged(c, block, 200);
 };
 
 /** A block command (archive, trash, restore, move): one conditional update, answered with the block and its new tag. */
 async function command(c: Context<AuthenticatedAppEnv>, id: string, change: UpdateBlockInput) {
-  return updateBlock(c.var.ctx, id, change, { expected: expectBlock(id, preconditionsOf(c)) });
+  return updateBlock(c.get("ctx"), id, change, { expected: expectBlock(id, preconditionsOf(c)) });
 }
 
 export const archive: Handler<typeof routes.archive> = async (c) => {

@@ -15,20 +15,20 @@ export const feed: Handler<typeof routes.feed> = async (c) => {
     });
   }
   const window = pageWindow(query);
-  const page = await listChanges(c.var.ctx, { window, types: query.types, since: query.since });
+  const page = await listChanges(c.get("ctx"), { window, types: query.types, since: query.since });
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
 };
 
 export const history: Handler<typeof routes.history> = async (c) => {
   const window = pageWindow(c.req.valid("query"));
-  const page = await listBlockHistory(c.var.ctx, c.req.valid("param").id, window);
+  const page = await listBlockHistory(c.get("ctx"), c.req.valid("param").id, window);
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
 };
 
 export const restore: Handler<typeof routes.restore> = async (c) => {
   const { id, event_id: eventId } = c.req.valid("param");
-  const block = await restoreBlockVersion(c.var.ctx, id, eventId, expectBlock(id, preconditionsOf(c)));
+  const block = await restoreBlockVersion(c.get("ctx"), id, eventId, expectBlock(id, preconditionsOf(c)));
   return answerTagged(c, block, 200);
 };

@@ -9,7 +9,7 @@ import type * as routes from "./databases.routes";
 import { batchRowInputs } from "./databases.schemas";
 
 export const getSchema: Handler<typeof routes.getSchema> = async (c) => {
-  const schema = await loadDatabaseSchema(c.var.ctx, c.req.valid("param").id);
+  const schema = await loadDatabaseSchema(c.get("ctx"), c.req.valid("param").id);
   const body = { database_id: schema.databaseId, legacy: schema.legacy, properties: schema.properties };
   return answerTagged(c, body, 200, schemaValidator(schema));
 };
@@ -18,20 +18,20 @@ export const getSchema: Handler<typeof routes.getSchema> = async (c) => {
 
 export const addProperty: Handler<typeof routes.addProperty> = async (c) => {
   const { id } = c.req.valid("param");
-  const { result, schema } = await commands.addProperty(c.var.ctx, id, c.req.valid("json"), preconditionsOf(c));
+  const { result, schema } = await commands.addProperty(c.get("ctx"), id, c.req.valid("json"), preconditionsOf(c));
   return answerTagged(c, result, 201, schema);
 };
 
 export const updateProperty: Handler<typeof routes.updateProperty> = async (c) => {
   const { id, property_id } = c.req.valid("param");
   const change = c.req.valid("json");
-  const { result, schema } = await commands.updateProperty(c.var.ctx, id, property_id, change, preconditionsOf(c));
+  const { result, schema } = await commands.updateProperty(c.get("ctx"), id, property_id, change, preconditionsOf(c));
   return answerTagged(c, result, 200, schema);
 };
 
 export const removeProperty: Handler<typeof routes.removeProperty> = async (c) => {
   const { id, property_id } = c.req.valid("param");
-  const { schema } = await commands.removeProperty(c.var.ctx, id, property_id, preconditionsOf(c));
+  const { schema } = await commands.removeProperty(c.get("ctx"), id, property_id, preconditionsOf(c));
   tagAnswer(c, schema);
   return c.json({ success: true, message: "Property removed" }, 200);
 };
@@ -39,7 +39,7 @@ export const removeProperty: Handler<typeof routes.removeProperty> = async (c) =
 export const addOption: Handler<typeof routes.addOption> = async (c) => {
   const { id, property_id } = c.req.valid("param");
   const option = c.req.valid("json");
-  const { result, schema } = await commands.addOption(c.var.ctx, id, property_id, option, preconditionsOf(c));
+  const { result, schema } = await commands.addOption(c.get("ctx"), id, property_id, option, preconditionsOf(c));
   return answerTagged(c, result, 201, schema);
 };
 
@@ -47,13 +47,20 @@ export const updateOption: Handler<typeof routes.updateOption> = async (c) => {
   const { id, property_id, option_id } = c.req.valid("param");
   const change = c.req.valid("json");
   const preconditions = preconditionsOf(c);
-  const { result, schema } = await commands.updateOption(c.var.ctx, id, property_id, option_id, change, preconditions);
+  const { result, schema } = await commands.updateOption(
+    c.get("ctx"),
+    id,
+    property_id,
+    option_id,
+    change,
+    preconditions,
+  );
   return answerTagged(c, result, 200, schema);
 };
 
 export const removeOption: Handler<typeof routes.removeOption> = async (c) => {
   const { id, property_id, option_id } = c.req.valid("param");
-  const { schema } = await commands.removeOption(c.var.ctx, id, property_id, option_id, preconditionsOf(c));
+  const { schema } = await commands.removeOption(c.get("ctx"), id, property_id, option_id, preconditionsOf(c));
   tagAnswer(c, schema);
   return c.json({ success: true, message: "Option removed" }, 200);
 };
@@ -61,7 +68,7 @@ export const removeOption: Handler<typeof routes.removeOption> = async (c) => {
 export const queryRows: Handler<typeof routes.queryRows> = async (c) => {
   const body = c.req.valid("json") ?? {};
   const window = pageWindow(body);
-  const page = await runRowQuery(c.var.ctx, c.req.valid("param").id, {
+  const page = await runRowQuery(c.get("ctx"), c.req.valid("param").id, {
     ...window,
     filters: body.filters ?? [],
     sorts: body.sorts ?? [],
@@ -76,5 +83,5 @@ export const createRows: Handler<typeof routes.createRows> = async (c) => {
   // Each row's shape is checked here rather than by the route, so that one 400 lists every
   // row at fault, whether its shape or its values are wrong (the service checks the values).
   const rows = batchRowInputs(c.req.valid("json").rows);
-  return c.json(await createRowsInBatch(c.var.ctx, c.req.valid("param").id, rows), 201);
+  return c.json(await createRowsInBatch(c.get("ctx"), c.req.valid("param").id, rows), 201);
 };

@@ -3,4 +3,4 @@ import { importNotes as sendToNotesTool } from "../../services/notes-import/note
 import type * as routes from "./notes-import.routes";
 
 export const importNotes: Handler<typeof routes.importNotes> = async (c) =>
-  c.json(await sendToNotesTool(c.var.ctx, c.req.valid("json")), 200);
+  c.json(await sendToNotesTool(c.get("ctx"), c.req.valid("json")), 200);

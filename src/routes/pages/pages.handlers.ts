@@ -13,7 +13,7 @@ const EXPORT_HTML_CSP =
 export const list: Handler<typeof routes.list> = async (c) => {
   const query = c.req.valid("query");
   const window = pageWindow(query);
-  const page = await listPages(c.var.ctx, {
+  const page = await listPages(c.get("ctx"), {
     ...window,
     type: query.type,
     parentId: query.parent_id,
@@ -28,7 +28,7 @@ export const list: Handler<typeof routes.list> = async (c) => {
 
 export const create: Handler<typeof routes.create> = async (c) => {
   const body = c.req.valid("json");
-  const page = await createPage(c.var.ctx, {
+  const page = await createPage(c.get("ctx"), {
     id: body.id,
     type: body.type ?? "page",
     title: body.title,
@@ -42,7 +42,7 @@ export const create: Handler<typeof routes.create> = async (c) => {
 };
 
 export const get: Handler<typeof routes.get> = async (c) => {
-  return answerTagged(c, await getPage(c.var.ctx, c.req.valid("param").id), 200);
+  return answerTagged(c, await getPage(c.get("ctx"), c.req.valid("param").id), 200);
 };
 
 export const update: Handler<typeof routes.update> = async (c) => {
@@ -53,13 +53,13 @@ export const update: Handler<typeof routes.update> = async (c) => {
     content: body.content,
     contentMarkdown: body.content_markdown,
   };
-  const page = await updatePage(c.var.ctx, c.req.valid("param").id, change, preconditionsOf(c));
+  const page = await updatePage(c.get("ctx"), c.req.valid("param").id, change, preconditionsOf(c));
   return answerTagged(c, page, 200);
 };
 
 export const remove: Handler<typeof routes.remove> = async (c) => {
   const permanent = c.req.valid("query").permanent ?? false;
-  const result = await deletePage(c.var.ctx, c.req.valid("param").id, permanent, preconditionsOf(c));
+  const result = await deletePage(c.get("ctx"), c.req.valid("param").id, permanent, preconditionsOf(c));
   return c.json(
     {
       success: true,
@@ -72,7 +72,7 @@ export const remove: Handler<typeof routes.remove> = async (c) => {
 };
 
 export const exportOne: Handler<typeof routes.exportOne> = async (c) => {
-  const file = await exportPage(c.var.ctx, c.req.valid("param").id, c.req.valid("query").format);
+  const file = await exportPage(c.get("ctx"), c.req.valid("param").id, c.req.valid("query").format);
   return c.body(file.body as Uint8Array<ArrayBuffer> | ReadableStream, 200, {
     "Content-Type": file.contentType,
     "Content-Disposition": contentDisposition(file.filename),
@@ -92,9 +92,9 @@ export const exportBatch: Handler<typeof routes.exportBatch> = async (c) => {
     .split(",")
     .map((id) => id.trim())
     .filter(Boolean);
-  const zip = await buildZip(c.var.ctx, ids, query.format);
+  const zip = await buildZip(c.get("ctx"), ids, query.format);
   return c.body(zip, 200, {
     "Content-Type": "application/zip",
-    "Content-Disposition": contentDisposition(`pages-export-${c.var.ctx.now().toISOString().slice(0, 10)}.zip`),
+    "Content-Disposition": contentDisposition(`pages-export-${c.get("ctx").now().toISOString().slice(0, 10)}.zip`),
   });
 };

@@ -7,15 +7,15 @@ import type * as routes from "./payments.routes";
 
 /** The signature covers the body as sent: it is read raw (the text the JSON validator already read, unchanged). */
 export const webhook: Handler<typeof routes.webhook> = async (c) =>
-  c.json(await receiveWebhook(c.var.ctx, await c.req.text(), c.req.header("Stripe-Signature")), 200);
+  c.json(await receiveWebhook(c.get("ctx"), await c.req.text(), c.req.header("Stripe-Signature")), 200);
 
 export const cancel: Handler<typeof routes.cancel> = async (c) => {
   const { at_period_end: atPeriodEnd = true } = c.req.valid("json");
-  return c.json(await cancelSubscription(c.var.ctx, atPeriodEnd), 200);
+  return c.json(await cancelSubscription(c.get("ctx"), atPeriodEnd), 200);
 };
 
 export const me: Handler<typeof routes.me> = async (c) => {
-  const account = await readMe(c.var.ctx);
-  const validator = { kind: "me", id: c.var.ctx.actor.userId, parts: [await representationDigest(account)] };
+  const account = await readMe(c.get("ctx"));
+  const validator = { kind: "me", id: c.get("ctx").actor.userId, parts: [await representationDigest(account)] };
   return answerTagged(c, account, 200, validator);
 };

@@ -15,16 +15,16 @@ const answerCreated = <C extends Context>(c: C, created: QuickTaskCreated) =>
 export const preview: Handler<typeof routes.preview> = async (c) => {
   const { preview: bodyMarker, ...input } = c.req.valid("json");
   const previewMarked = bodyMarker === true || c.req.valid("query").preview === true;
-  const outcome = await previewQuickTask(c.var.ctx, input, { previewMarked });
+  const outcome = await previewQuickTask(c.get("ctx"), input, { previewMarked });
   return outcome.created ? answerCreated(c, outcome) : c.json(outcome, 200);
 };
 
 export const create: Handler<typeof routes.create> = async (c) =>
-  answerCreated(c, await createQuickTask(c.var.ctx, c.req.valid("json")));
+  answerCreated(c, await createQuickTask(c.get("ctx"), c.req.valid("json")));
 
 export const databaseOptions: Handler<typeof routes.databaseOptions> = async (c) => {
   const window = pageWindow(c.req.valid("query"));
-  const page = await listDatabaseOptions(c.var.ctx, window);
+  const page = await listDatabaseOptions(c.get("ctx"), window);
   setPaginationHeaders(c, page, window);
   return c.json(page.items, 200);
 };
