@@ -61,9 +61,33 @@ module.exports = {
       from: { path: "^src/mcp/" },
       to: { path: "^src/routes/", pathNot: "\\.schemas\\.ts$" },
     },
+    {
+      name: "heavy-packages-load-when-needed",
+      comment:
+        "stripe, pdf-lib and chrono-node cost every isolate's startup as they load (Stripe's resource tree, pdf-lib's decompressed font encodings, chrono's parsers): they are imported with import() where a request needs them (docs/performance.md, Startup), or by the modules that are (the next rule). Type imports cost nothing.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/services/(content/pdf|content/pdf-layout|quick-tasks/local-parser)\\.ts$" },
+      to: {
+        path: "node_modules/(stripe|pdf-lib|chrono-node)/",
+        dependencyTypesNot: ["type-only", "type-import", "dynamic-import"],
+      },
+    },
+    {
+      name: "lazily-loaded-modules-stay-lazy",
+      comment:
+        "content/pdf.ts (with pdf-layout.ts) and quick-tasks/local-parser.ts are loaded with import() by the one request that needs them: a static import elsewhere would load their package at startup again.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/services/content/pdf\\.ts$" },
+      to: {
+        path: "^src/services/(content/pdf|content/pdf-layout|quick-tasks/local-parser)\\.ts$",
+        dependencyTypesNot: ["type-only", "type-import", "dynamic-import"],
+      },
+    },
   ],
   options: {
-    includeOnly: "^src/",
+    // The service's files, and the packages as leaves (for the rule above).
+    includeOnly: "(^src/|node_modules/)",
+    doNotFollow: { path: "node_modules" },
     tsPreCompilationDeps: true,
   },
 };

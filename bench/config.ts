@@ -147,5 +147,9 @@ export const DATABASES = {
     minKeyedWriteRatio: 0.3,
     /** D1 round trips of a row write (create row, PUT row), the API key remembered. */
     maxRowWriteRoundTrips: 2,
+    /** The production Worker's upload (`npm run build`), gzip level 9, in KB (issue 27). */
+    maxProductionGzipKB: 600,
+    /** The production Worker's startup CPU as `wrangler check startup` measures it ("Active"), in ms (issue 27). */
+    maxStartupMs: 100,
   },
 } as const;

@@ -12,7 +12,9 @@
 //      sequential and at modest concurrency against the baseline doing the same D1 work,
 //      and the Worker's D1 round trips per write;
 //   6. the bulk-rows endpoint, if it answers: rows/s into a fresh database;
-//   7. the bundle: gzip size of the built Worker and of the explorer's assets.
+//   7. the bundle: gzip size of the built Worker and of the explorer's assets (the development
+//      build, which the bench serves), and of the production build (`npm run build`) with its
+//      startup CPU as `wrangler check startup` measures it.
 //
 // See README.md, Databases.
 import { execFile } from "node:child_process";
@@ -27,7 +29,13 @@ import { type LoadResult, type LoadTarget, measureInTurn, REQUEST_NUMBER, roundT
 import { formatTargets, RESULTS_DIR, type TargetCheck, targetsMarkdown } from "./report.ts";
 import { type BuiltWorker, build, type Server, startBoth, startServer, type WorkerSpec } from "./servers.ts";
 import { type DeliveryLatency, measureDeliveryLatency } from "./webhook-latency.ts";
-import { PROJECT_ROOT, queryLocal, workerCompatibilityDate } from "./wrangler.ts";
+import {
+  buildProductionWorker,
+  PROJECT_ROOT,
+  productionStartupMs,
+  queryLocal,
+  workerCompatibilityDate,
+} from "./wrangler.ts";
 
 const BASELINE: WorkerSpec = {
   name: "databases baseline",
@@ -895,21 +903,40 @@ interface BundleFile {
 }
 
 interface Bundle {
+  /** The development build's Worker code and explorer assets: what the bench serves. */
   worker: BundleFile[];
   explorer: BundleFile[];
+  /** The production build (`npm run build`): every module it uploads, and its startup CPU in ms. */
+  production: BundleFile[];
+  startupMs: number;
 }
 
-/** The build's modules, gzipped (level 9): the Worker's code, and the explorer's script and stylesheet. */
-async function measureBundle(built: BuiltWorker): Promise<Bundle> {
-  const dir = join(built.script, "..");
+/** The modules of a build in `dir`, gzipped (level 9); source maps and the config are not uploaded. */
+async function builtModules(dir: string): Promise<BundleFile[]> {
   const files: BundleFile[] = [];
   for (const name of (await readdir(dir)).sort()) {
     if (name.endsWith(".map") || name.endsWith(".toml") || name === "README.md") continue;
     const bytes = await readFile(join(dir, name));
     files.push({ name, bytes: bytes.byteLength, gzipBytes: gzipSync(bytes, { level: 9 }).byteLength });
   }
+  return files;
+}
+
+/**
+ * The development build's modules (the Worker's code, and the explorer's script and stylesheet), the
+ * production build's, built into `dir`, and the production Worker's startup CPU.
+ */
+async function measureBundle(built: BuiltWorker, dir: string): Promise<Bundle> {
+  const files = await builtModules(join(built.script, ".."));
   const isExplorer = (file: BundleFile) => /swagger-ui/.test(file.name);
-  return { worker: files.filter((file) => !isExplorer(file)), explorer: files.filter(isExplorer) };
+  const productionDir = join(dir, "production");
+  await buildProductionWorker(productionDir);
+  return {
+    worker: files.filter((file) => !isExplorer(file)),
+    explorer: files.filter(isExplorer),
+    production: await builtModules(productionDir),
+    startupMs: await productionStartupMs(join(dir, "worker-startup.cpuprofile")),
+  };
 }
 
 const kb = (bytes: number) => (bytes / 1024).toFixed(0);
@@ -958,8 +985,15 @@ const ratio = (a: number, b: number) => a / b;
 
 function evaluate(report: Omit<DatabasesReport, "targets" | "notes">): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  const { maxGrowth, minWriteRatio, minWriteRatioWithoutLog, minKeyedWriteRatio, maxRowWriteRoundTrips } =
-    DATABASES.targets;
+  const {
+    maxGrowth,
+    minWriteRatio,
+    minWriteRatioWithoutLog,
+    minKeyedWriteRatio,
+    maxRowWriteRoundTrips,
+    maxProductionGzipKB,
+    maxStartupMs,
+  } = DATABASES.targets;
   const sizes = DATABASES.sizes;
   const smallest = Math.min(...sizes);
   const largest = Math.max(...sizes);
@@ -1060,6 +1094,19 @@ function evaluate(report: Omit<DatabasesReport, "targets" | "notes">): TargetChe
       });
     }
   }
+  const productionGzipKB = total(report.bundle.production, (f) => f.gzipBytes) / 1024;
+  checks.push({
+    target: `production Worker upload <= ${maxProductionGzipKB} KB gzip`,
+    subject: "npm run build",
+    value: `${kb(productionGzipKB * 1024)} KB`,
+    pass: productionGzipKB <= maxProductionGzipKB,
+  });
+  checks.push({
+    target: `production Worker startup CPU <= ${maxStartupMs} ms`,
+    subject: "wrangler check startup (Active)",
+    value: `${fixed(report.bundle.startupMs, 0)} ms`,
+    pass: report.bundle.startupMs <= maxStartupMs,
+  });
   if (report.exported) {
     const e = report.exported;
     const rows = e.lines - 1;
@@ -1216,6 +1263,11 @@ function otherRows(report: Omit<DatabasesReport, "targets" | "notes">): string[]
     "bundle: explorer assets, gzip",
     `${kb(total(bundle.explorer, (f) => f.gzipBytes))} KB (${bundle.explorer.map((f) => `${f.name.replace(/^[0-9a-f]{40}-/, "")} ${kb(f.gzipBytes)} KB of ${kb(f.bytes)} KB`).join(", ")})`,
   ]);
+  rows.push([
+    "bundle: production Worker (npm run build), gzip",
+    `${kb(total(bundle.production, (f) => f.gzipBytes))} KB (${kb(total(bundle.production, (f) => f.bytes))} KB raw: ${bundle.production.map((f) => f.name).join(", ")})`,
+  ]);
+  rows.push(["startup CPU, production (wrangler check startup)", `${fixed(bundle.startupMs, 0)} ms`]);
   return rows;
 }
 
@@ -1295,7 +1347,7 @@ export async function runDatabasesBench(log: Log, runDir: string, worker: BuiltW
     { ...BASELINE, compatibilityDate: await workerCompatibilityDate() },
     join(dir, "build", "baseline"),
   );
-  const bundle = await measureBundle(worker);
+  const bundle = await measureBundle(worker, join(dir, "build"));
 
   const rows = DATABASES.sizes.reduce((sum, size) => sum + size, 0);
   log(

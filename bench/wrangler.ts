@@ -63,6 +63,22 @@ export async function queryLocal<Row>(persistDir: string, sql: string): Promise<
 export const buildWorker = (config: string, outDir: string) =>
   wrangler(["deploy", "--dry-run", "--config", config, "--outdir", outDir]);
 
+/** Bundles the production Worker (`npm run build`: [env.production] of ./wrangler.toml) into `outDir`. */
+export const buildProductionWorker = (outDir: string) =>
+  wrangler(["deploy", "--dry-run", "--env", "production", "--outdir", outDir]);
+
+/**
+ * `wrangler check startup` on the production Worker: builds it, runs its startup in a local workerd
+ * under the CPU profiler, writes the profile to `outfile`, and returns the CPU time it prints as
+ * "Active" (the profile's samples that were not idle, garbage collection included), in ms.
+ */
+export async function productionStartupMs(outfile: string): Promise<number> {
+  const output = await wrangler(["check", "startup", "--args=--env production", "--outfile", outfile]);
+  const active = /Active:\s*([\d.]+)\s*ms/.exec(output)?.[1];
+  if (!active) throw new Error(`wrangler check startup printed no "Active: ... ms":\n${output}`);
+  return Number(active);
+}
+
 /** The Worker's compatibility date, from ./wrangler.toml. */
 export async function workerCompatibilityDate(): Promise<string> {
   const config = await readFile(new URL("../wrangler.toml", import.meta.url), "utf8");

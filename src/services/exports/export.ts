@@ -7,7 +7,6 @@ import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
 import { blockNotFound, getHierarchy, HIERARCHY_MAX_DEPTH } from "../blocks/queries";
 import { contentToHtml } from "../content/html";
 import { contentToMarkdown } from "../content/markdown";
-import { contentToPdf } from "../content/pdf";
 import type { DatabaseSchema } from "../databases/property-types";
 import { allRows, countRows } from "../databases/row-query";
 import type { Row } from "../databases/rows";
@@ -179,6 +178,9 @@ export async function exportPage(ctx: UserContext, id: string, requested?: Expor
   if (format === "html") {
     return { filename, contentType, body: encode(contentToHtml(document.items, { title: document.title })) };
   }
+  // pdf-lib (with its fonts' metrics, decompressed as it loads) is loaded by the first PDF export,
+  // not at every isolate's startup (docs/performance.md, Startup).
+  const { contentToPdf } = await import("../content/pdf");
   return { filename, contentType, body: await contentToPdf(document.items, { title: document.title }) };
 }
 

@@ -3,7 +3,7 @@
  * lib/outbound.ts (timeout, the client's abort signal, failures that never carry a URL, key or
  * Stripe body; tests fake Stripe at that fetch), and webhook signature verification.
  */
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import type { RequestContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
 import { log } from "../../lib/log";
@@ -32,7 +32,16 @@ const STRIPE_TIMEOUT_MS = 10_000;
  */
 const STRIPE_RETRIES = 1;
 
-const cryptoProvider = Stripe.createSubtleCryptoProvider();
+/**
+ * The `stripe` package, loaded by the first call to Stripe or webhook to verify: its client holds
+ * a resource tree of every Stripe API, which an isolate then builds only when a request needs it,
+ * not at startup for every request (docs/performance.md, Startup).
+ */
+let stripePackage: Promise<typeof import("stripe")> | undefined;
+async function loadStripe(): Promise<typeof Stripe> {
+  stripePackage ??= import("stripe");
+  return (await stripePackage).default;
+}
 
 /** 503 `unavailable` unless STRIPE_SECRET_KEY is set: what a caller learns before anything else. */
 export function requireStripeKey(ctx: RequestContext): string {
@@ -72,6 +81,7 @@ export async function callStripe<T>(ctx: RequestContext, call: (stripe: Stripe) 
   const key = requireStripeKey(ctx);
   // A caller refused now (a key revoked a moment ago) is a 401 here, not a failure Stripe wraps.
   await ctx.confirmCaller();
+  const StripeApi = await loadStripe();
   const failures: OutboundError[] = [];
   let refusal: ApiError | undefined;
   /** The answer of the latest attempt, if it got one. */
@@ -95,9 +105,9 @@ export async function callStripe<T>(ctx: RequestContext, call: (stripe: Stripe) 
       throw error;
     }
   };
-  const stripe = new Stripe(key, {
+  const stripe = new StripeApi(key, {
     apiVersion: STRIPE_API_VERSION,
-    httpClient: Stripe.createFetchHttpClient(fetchThroughOutbound as typeof fetch),
+    httpClient: StripeApi.createFetchHttpClient(fetchThroughOutbound as typeof fetch),
     maxNetworkRetries: STRIPE_RETRIES,
     timeout: STRIPE_TIMEOUT_MS * 2,
     telemetry: false,
@@ -106,9 +116,9 @@ export async function callStripe<T>(ctx: RequestContext, call: (stripe: Stripe) 
     return await call(stripe);
   } catch (error) {
     if (refusal) throw refusal;
-    if (!(error instanceof Stripe.errors.StripeError) && failures.length === 0) throw error;
+    if (!(error instanceof StripeApi.errors.StripeError) && failures.length === 0) throw error;
     if (
-      error instanceof Stripe.errors.StripeError &&
+      error instanceof StripeApi.errors.StripeError &&
       error.statusCode === undefined &&
       answered &&
       answered.status >= 200 &&
@@ -126,15 +136,15 @@ export async function callStripe<T>(ctx: RequestContext, call: (stripe: Stripe) 
       );
     }
     const failure =
-      error instanceof Stripe.errors.StripeError && typeof error.statusCode === "number"
+      error instanceof StripeApi.errors.StripeError && typeof error.statusCode === "number"
         ? new OutboundError("stripe", "status", error.statusCode)
         : (failures.at(-1) ?? new OutboundError("stripe", "network"));
     logStripe(ctx, "error", {
       failure: failure.failure,
       status: failure.status,
-      stripe_request_id: error instanceof Stripe.errors.StripeError ? error.requestId : undefined,
-      stripe_error_type: error instanceof Stripe.errors.StripeError ? error.type : undefined,
-      stripe_error_code: error instanceof Stripe.errors.StripeError ? error.code : undefined,
+      stripe_request_id: error instanceof StripeApi.errors.StripeError ? error.requestId : undefined,
+      stripe_error_type: error instanceof StripeApi.errors.StripeError ? error.type : undefined,
+      stripe_error_code: error instanceof StripeApi.errors.StripeError ? error.code : undefined,
     });
     throw failure;
   }
@@ -190,17 +200,18 @@ export async function verifiedEvent(ctx: RequestContext, rawBody: string, header
   if (timestamp === null) throw invalidSignature("malformed");
   const receivedAt = ctx.now().getTime();
   if (Math.floor(receivedAt / 1000) - timestamp > SIGNATURE_TOLERANCE_SECONDS) throw invalidSignature("expired");
+  const StripeApi = await loadStripe();
   try {
-    return await Stripe.webhooks.constructEventAsync(
+    return await StripeApi.webhooks.constructEventAsync(
       rawBody,
       header,
       secret,
       SIGNATURE_TOLERANCE_SECONDS,
-      cryptoProvider,
+      StripeApi.createSubtleCryptoProvider(),
       receivedAt,
     );
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw invalidSignature("mismatch");
+    if (error instanceof StripeApi.errors.StripeSignatureVerificationError) throw invalidSignature("mismatch");
     // Signed, but not an event this endpoint takes (a thin event, a body that is not JSON).
     throw badRequest("The webhook body is not a Stripe snapshot event");
   }

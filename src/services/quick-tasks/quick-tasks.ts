@@ -10,7 +10,7 @@ import { presentPage } from "../pages/pages";
 import { afterReminderWrite, type ReminderUpsert, reminderUpsert } from "../reminders/reminders";
 import { chooseModelParser } from "../settings/quick-task-parser";
 import { readSettings, type SettingsRecord } from "../settings/settings";
-import { parseQuickTaskLocally, type QuickTaskParse } from "./local-parser";
+import type { QuickTaskParse } from "./local-parser";
 import { parseQuickTaskWithModel } from "./model-parser";
 import {
   mapTaskProperties,
@@ -81,6 +81,9 @@ async function parseText(
       });
     }
   }
+  // chrono-node (which builds its English parsers as it loads) is loaded by the first local parse,
+  // not at every isolate's startup (docs/performance.md, Startup).
+  const { parseQuickTaskLocally } = await import("./local-parser");
   return { parse: parseQuickTaskLocally(input.text, input.timezone, referenceAt), parser: "local", fallbackReason };
 }
 

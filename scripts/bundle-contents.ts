@@ -1,0 +1,53 @@
+// npm run check:bundle: builds the production Worker as `npm run build` does (into a temporary
+// folder, with esbuild's metafile) and fails when a module that wrangler.toml's [alias] leaves out
+// of the bundle is in it after all: zod's locales other than English, ajv and ajv-formats, zod/v3 and
+// zod-to-json-schema, pdf-lib's PNG decoder and pako, the standard fonts the PDF export does not embed
+// (src/bundle/). An import path that changes in a package update would bring them back silently.
+// Prints the upload's size (raw and gzip, level 9) on success.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+const LEFT_OUT: readonly { what: string; path: RegExp }[] = [
+  { what: "zod's locales other than en", path: /node_modules\/zod\/v4\/locales\/(?!en\.js$)[^/]+$/ },
+  { what: "ajv, ajv-formats", path: /node_modules\/ajv(-formats)?\// },
+  { what: "zod/v3, zod-to-json-schema", path: /node_modules\/(zod\/v3\/|zod-to-json-schema\/)/ },
+  { what: "pdf-lib's PNG decoder", path: /node_modules\/@pdf-lib\/upng\// },
+  { what: "pako (pdf-lib's DEFLATE, answered by fflate)", path: /node_modules\/pako\// },
+  {
+    what: "standard fonts the PDF export does not embed",
+    path: /node_modules\/@pdf-lib\/standard-fonts\/es\/(Times-|Courier-|Symbol|ZapfDingbats)[^/]*\.json$/,
+  },
+];
+
+const outDir = mkdtempSync(join(tmpdir(), "bundle-contents-"));
+try {
+  const metafile = join(outDir, "meta.json");
+  execFileSync(
+    "wrangler",
+    ["deploy", "--dry-run", "--env", "production", "--outdir", join(outDir, "dist"), "--metafile", metafile],
+    { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" } },
+  );
+  const inputs = Object.keys((JSON.parse(readFileSync(metafile, "utf8")) as { inputs: object }).inputs);
+  const found = LEFT_OUT.flatMap(({ what, path }) => {
+    const files = inputs.filter((input) => path.test(input));
+    return files.length > 0 ? [`${what}: ${files.length} files (${files.slice(0, 3).join(", ")}, ...)`] : [];
+  });
+  if (found.length > 0) {
+    console.error(`The production bundle holds modules wrangler.toml's [alias] leaves out:\n  ${found.join("\n  ")}`);
+    process.exit(1);
+  }
+  const dist = join(outDir, "dist");
+  const modules = readdirSync(dist).filter((name) => !name.endsWith(".map") && name !== "README.md");
+  const bytes = modules.map((name) => readFileSync(join(dist, name)));
+  const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
+  const raw = bytes.reduce((sum, b) => sum + b.byteLength, 0);
+  const gzip = bytes.reduce((sum, b) => sum + gzipSync(b, { level: 9 }).byteLength, 0);
+  console.log(
+    `Production bundle: none of the left-out modules; ${kb(raw)} raw, ${kb(gzip)} gzip (${modules.join(", ")})`,
+  );
+} finally {
+  rmSync(outDir, { recursive: true, force: true });
+}
