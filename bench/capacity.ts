@@ -522,7 +522,18 @@ const modelRows = (m: Model, storage: Storage | null): string[][] => [
     : []),
 ];
 
-const SIM_HEADERS = ["N", "shard", "users", "requests", "D1 ms", "D1 share %", "share max/mean", "requests max/mean"];
+const SIM_HEADERS = [
+  "N",
+  "shard",
+  "users",
+  "requests",
+  "D1 ms",
+  "D1 ms/request",
+  "D1 share %",
+  "share max/mean",
+  "requests max/mean",
+  "latency p50/p99 ms",
+];
 const simulationRows = (results: readonly SimulationResult[]) =>
   results.flatMap((result) =>
     result.perShard.map((load) => [
@@ -531,9 +542,11 @@ const simulationRows = (results: readonly SimulationResult[]) =>
       String(load.users),
       String(load.requests),
       fixed(load.d1Ms, 0),
+      fixed(load.d1Ms / load.requests, 1),
       fixed(load.busy * 100, 1),
       load.shard === 0 ? fixed(result.imbalance, 2) : "",
       load.shard === 0 ? fixed(result.requestImbalance, 2) : "",
+      load.shard === 0 ? `${fixed(result.latencyP50, 0)}/${fixed(result.latencyP99, 0)}` : "",
     ]),
   );
 
