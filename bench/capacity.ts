@@ -283,6 +283,9 @@ interface Model {
   meanD1Ms: number;
   meanTrips: number;
   ceilingPerSecond: number;
+  /** The same from each type's p50: the mix without the tails a loaded machine adds. */
+  p50D1Ms: number;
+  p50CeilingPerSecond: number;
   readsPerSecond: number;
   writesPerSecond: number;
   activeUsers: number;
@@ -296,8 +299,11 @@ function model(costs: readonly TypeCost[]): Model {
   const ceilingPerSecond = 1000 / meanD1Ms;
   const share = (kind: "read" | "write") =>
     costs.filter((cost) => cost.kind === kind).reduce((sum, cost) => sum + cost.perUserPerMinute, 0) / weight;
+  const p50D1Ms = weighted((cost) => cost.d1P50);
   return {
     requestsPerUserPerMinute: weight,
+    p50D1Ms,
+    p50CeilingPerSecond: 1000 / p50D1Ms,
     meanD1Ms,
     meanTrips: weighted((cost) => cost.trips[1]),
     ceilingPerSecond,
@@ -432,10 +438,24 @@ interface Storage {
   objects: { name: string; bytes: number }[];
 }
 
+/** Opens a stopped server's SQLite file; a runtime just killed can hold its lock for a moment. */
+async function openWhenReleased(file: string): Promise<DatabaseSync> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const db = new DatabaseSync(file, { readOnly: true });
+      db.prepare("PRAGMA page_count").get();
+      return db;
+    } catch (error) {
+      if (!String(error).includes("locked") || attempt === 20) throw error;
+      await sleep(500);
+    }
+  }
+}
+
 async function measureStorage(persistDir: string): Promise<Storage> {
   const files = await sqliteFiles(persistDir, "d1/miniflare-D1DatabaseObject");
   if (files.length !== 1) throw new Error(`Expected one D1 database under ${persistDir}, found ${files.length}`);
-  const db = new DatabaseSync(files[0] as string, { readOnly: true });
+  const db = await openWhenReleased(files[0] as string);
   try {
     const one = (sql: string) => Number(Object.values(db.prepare(sql).get() ?? {})[0] ?? 0);
     const pageSize = one("PRAGMA page_size");
@@ -510,6 +530,9 @@ const modelRows = (m: Model, storage: Storage | null): string[][] => [
   ["  of which reads/s (feed included)", fixed(m.readsPerSecond, 0)],
   ["  of which writes/s", fixed(m.writesPerSecond, 0)],
   ["active users at peak one database serves", fixed(m.activeUsers, 0)],
+  ["the mix from each type's p50 D1 ms: ms per request", fixed(m.p50D1Ms, 2)],
+  ["  ceiling from the p50s, requests/s", fixed(m.p50CeilingPerSecond, 0)],
+  ["  active users at peak from the p50s", fixed((m.p50CeilingPerSecond * 60) / m.requestsPerUserPerMinute, 0)],
   ...(storage
     ? [
         ["bytes on disk (page_count * page_size)", storage.totalBytes.toLocaleString("en")],
