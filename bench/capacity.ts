@@ -356,6 +356,7 @@ async function simulate(servers: readonly Server[], users: SimUser[]): Promise<S
     return TYPES[0] as string;
   };
   const samples: Sample[] = [];
+  const failures: string[] = [];
   const inFlight = new Set<Promise<void>>();
   const interval = 1000 / CAPACITY.offeredPerSecond;
   const started = performance.now();
@@ -367,13 +368,20 @@ async function simulate(servers: readonly Server[], users: SimUser[]): Promise<S
     if (wait > 0) await sleep(wait);
     while (inFlight.size >= CAPACITY.maxInFlight) await Promise.race(inFlight);
     const user = users[random.int(users.length)] as SimUser;
-    const request = send(servers[user.shard] as Server, user, pickType()).then((sample) => {
-      samples.push(sample);
-    });
+    const request = send(servers[user.shard] as Server, user, pickType()).then(
+      (sample) => {
+        samples.push(sample);
+      },
+      (error: unknown) => {
+        failures.push(error instanceof Error ? error.message : String(error));
+      },
+    );
     inFlight.add(request);
-    request.finally(() => inFlight.delete(request)).catch(() => undefined);
+    request.finally(() => inFlight.delete(request));
   }
   await Promise.all(inFlight);
+  // A failed request would leave its shard's load short: the simulation's figures stand only without any.
+  if (failures.length > 0) throw new Error(`${failures.length} simulated requests failed; the first: ${failures[0]}`);
   const wallMs = performance.now() - started;
   const perShard = servers.map((_, shard) => {
     const mine = samples.filter((sample) => sample.shard === shard);
