@@ -153,3 +153,49 @@ export const DATABASES = {
     maxStartupMs: 100,
   },
 } as const;
+
+/**
+ * `npm run bench -- capacity`: what one D1 database costs per request of a stated mix, and a
+ * SIMULATION of tenant shards (users routed by a hash of their id to one of N local D1 databases).
+ * See README.md, Capacity, and docs/scale-out.md. `--quick` shortens every run.
+ */
+export const CAPACITY = {
+  /** Blocks seeded into every database before the users' own content (bench/dataset.ts). */
+  seededBlocks: 10_000,
+  /** Simulated users, each with an API key, a page, a paragraph, a database and a row on its shard. */
+  users: 32,
+  /**
+   * The activity profile: requests an active user makes per minute at peak, by type. Also the mix's
+   * weights: the cost phase and the simulation draw request types in these proportions.
+   */
+  perUserPerMinute: {
+    "get block": 6,
+    children: 4,
+    list: 2,
+    search: 1,
+    "page export": 1,
+    "create block": 2,
+    PATCH: 4,
+    "create row": 1,
+    "PUT row": 1,
+    "feed read": 2,
+  } as Record<string, number>,
+  /** Cost phase, on one database: sequential requests per type, after a warm-up, in slices taking turns. */
+  warmupPerType: QUICK ? 2 : 4,
+  requestsPerType: QUICK ? 12 : 60,
+  slices: QUICK ? 2 : 4,
+  /**
+   * Simulation: shard counts, the total offered rate (open loop, the same at every N) and how long.
+   * The rate stays below what one local server takes on this 2-core machine: at 30/s the single
+   * workerd of N = 1 saturated (latency and D1 time then count waiting in the runtime, not D1 work),
+   * so the simulation shows how the load splits, not where one database saturates.
+   */
+  shardCounts: [1, 2, 4] as readonly number[],
+  offeredPerSecond: 15,
+  simulationSeconds: QUICK ? 6 : 20,
+  /** Requests in flight at most (a request due while this many are out waits). */
+  maxInFlight: 32,
+  /** User ids hashed over N shards for the directory's spread at scale (no server involved). */
+  spreadUsers: 100_000,
+  spreadShardCounts: [2, 4, 16, 64] as readonly number[],
+} as const;

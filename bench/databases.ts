@@ -83,7 +83,7 @@ const parse = <T>(answer: Answer, what: string): T => {
 };
 
 /** Nearest-rank percentile; NaN when there are none. */
-function percentile(values: readonly number[], fraction: number): number {
+export function percentile(values: readonly number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] as number;
@@ -1271,7 +1271,7 @@ function otherRows(report: Omit<DatabasesReport, "targets" | "notes">): string[]
   return rows;
 }
 
-function plainTable(headers: string[], rows: string[][]): string {
+export function plainTable(headers: string[], rows: string[][]): string {
   const all = [headers, ...rows];
   const widths = headers.map((_, column) => Math.max(...all.map((row) => row[column]?.length ?? 0)));
   const line = (row: string[]) =>
@@ -1282,7 +1282,7 @@ function plainTable(headers: string[], rows: string[][]): string {
 }
 
 const markdownRow = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
-const markdownTable = (headers: string[], rows: string[][]) => [
+export const markdownTable = (headers: string[], rows: string[][]) => [
   markdownRow(headers),
   markdownRow(headers.map((_, i) => (i === 0 ? "---" : "---:"))),
   ...rows.map(markdownRow),

@@ -195,6 +195,12 @@ export function roundTripsOf(headers: Headers): number | null {
   return timing ? Number(timing[1]) : null;
 }
 
+/** The Worker's D1 time for the request, from `Server-Timing: d1;...;dur=ms`; null when absent. */
+export function d1MillisecondsOf(headers: Headers): number | null {
+  const timing = /d1;desc="\d+ round trips";dur=([\d.]+)/.exec(headers.get("Server-Timing") ?? "");
+  return timing ? Number(timing[1]) : null;
+}
+
 export async function probe(url: string, headers: Record<string, string>): Promise<ProbeResult> {
   const response = await fetch(url, { headers });
   const text = await response.text();

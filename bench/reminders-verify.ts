@@ -36,7 +36,7 @@ export interface QueueCheck {
 }
 
 /** The SQLite files of local state of one kind (`d1/miniflare-D1DatabaseObject`, ...), metadata aside. */
-async function sqliteFiles(persistDir: string, kind: string): Promise<string[]> {
+export async function sqliteFiles(persistDir: string, kind: string): Promise<string[]> {
   const dir = join(persistDir, "v3", kind);
   const names = await readdir(dir).catch(() => [] as string[]);
   return names.filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite").map((name) => join(dir, name));

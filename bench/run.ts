@@ -3,10 +3,12 @@
 // media upload and signed download against the same R2 work, and the drain of 10,000
 // due reminders after one cron tick (reminders.ts), and databases at scale: row queries at
 // 1k/10k/100k rows against the SQL before the row-value index, writes, a duplicate, a CSV
-// export, cursors and the bundle (databases.ts). See README.md.
+// export, cursors and the bundle (databases.ts). `npm run bench -- capacity` (capacity.ts, not in the
+// full run): D1 time per request type of a mix, and a simulation of users routed to N databases. See README.md.
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { runCapacityBench } from "./capacity.ts";
 import { defer, undoAll, undoAllOnSignals } from "./cleanup.ts";
 import { CHAIN_DEPTH, DATASET_SIZES, LOAD, MEDIA_FILE_BYTES, SEARCH_PLANTED, SEARCH_WORD, TARGETS } from "./config.ts";
 import { runContentBench } from "./content.ts";
@@ -226,7 +228,7 @@ async function main(): Promise<number> {
   return targets.every((check) => check.pass) && content === 0 && reminders === 0 && databases === 0 ? 0 : 1;
 }
 
-/** `npm run bench -- reminders` or `-- databases`: only that section, on the Worker built once. */
+/** `npm run bench -- reminders`, `-- databases` or `-- capacity`: only that section, on the Worker built once. */
 async function sectionOnly(
   section: (log: (message: string) => void, runDir: string, worker: BuiltWorker) => Promise<number>,
 ) {
@@ -249,7 +251,9 @@ try {
       ? await sectionOnly(runRemindersBench)
       : process.argv.includes("databases")
         ? await sectionOnly(runDatabasesBench)
-        : await main();
+        : process.argv.includes("capacity")
+          ? await sectionOnly(runCapacityBench)
+          : await main();
 } catch (error) {
   console.error(`\nBenchmark failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 2;
