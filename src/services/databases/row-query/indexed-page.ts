@@ -26,9 +26,10 @@ import { segmentsAfter, sortKeyBounds, type Walk, walkOrder, walkOutputOrder } f
 const D1_MAX_PARAMETERS = 100;
 
 /**
- * The driving filter's entries `m` joined to their rows' state, read from the narrow index of that
- * state (migrations/0013, named: the planner prefers the rowid lookup into the much wider row):
- * what a count or a sort of matches checks, without reading the rows.
+ * The driving filter's entries `m` joined to their rows, through the narrow index of their state
+ * (migrations/0013, named: the planner prefers the rowid lookup into the much wider row): only for
+ * what reads the row (a filter on a computed property, the default order's keys). The entries carry
+ * the rest of what a match is checked for (migrations/0023).
  */
 const MATCHED_ROWS = sql`row_values m CROSS JOIN ${sql.raw("blocks b INDEXED BY blocks_row_state_idx")} ON b.seq = m.row_seq`;
 
