@@ -201,7 +201,7 @@ export async function setupDatabaseTarget(owner: TestUser): Promise<TestDatabase
  */
 export async function expectRowIndexExact(databaseId: string): Promise<void> {
   const columns =
-    "row_seq, property_id, ordinal, database_id, position_key, typeof(match) AS match_type, match, typeof(sort) AS sort_type, sort";
+    "row_seq, property_id, ordinal, database_id, position_key, created_by, active, typeof(match) AS match_type, match, typeof(sort) AS sort_type, sort";
   const [held, derived, sentinels] = await Promise.all([
     env.DB.prepare(`SELECT ${columns} FROM row_values WHERE database_id = ? ORDER BY 1, 2, 3`).bind(databaseId).all(),
     env.DB.prepare(`SELECT ${columns} FROM row_values_source WHERE database_id = ? ORDER BY 1, 2, 3`)

@@ -309,7 +309,8 @@ describe("row queries with a filter the match index lists", () => {
         filters: [{ property: "Due", operator: "on_or_after", value: "2026-02-01" }],
         sorts: [{ property: "Notes", direction: "asc" }],
       },
-      // Few matches (read from the match index and sorted).
+      // Few matches: up to DRIVEN_SORT_MAX read from the match index and sorted ("Status = Todo" and
+      // "Tags contains Music" have more: the walk keeps the rows among them).
       { filters: [{ property: "Priority", operator: "less_than", value: 5 }], sorts: priority("desc") },
       { filters: [{ property: "Notes", operator: "equals", value: "n3" }], sorts: priority("asc") },
       {
@@ -369,6 +370,43 @@ describe("row queries with a filter the match index lists", () => {
       }
       expect({ query, ids: byCursor }).toEqual({ query, ids: ids(indexed) });
     }
+  });
+});
+
+describe("entries of the row-value index carry their row's owner and state", () => {
+  // Counts and the walk against a driving filter's matches read visibility from the entries alone
+  // (migrations/0024): they must follow archive, trash and restore, and tell owners apart.
+  it("so a query lists and counts only the active rows each user sees, through archive, trash and restore", async () => {
+    const owner = await createUser();
+    const other = await createUser();
+    const database = await createDatabase(owner);
+    await env.DB.prepare("UPDATE blocks SET created_by = NULL WHERE id = ?").bind(database.id).run();
+    const mine: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      mine.push((await createRow(owner, database.id, { title: `Mine ${i}`, Notes: "same", Priority: i })).id);
+    }
+    for (let i = 0; i < 3; i++)
+      await createRow(other, database.id, { title: `Theirs ${i}`, Notes: "same", Priority: i });
+    const patch = (id: string | undefined, body: Record<string, boolean>) =>
+      api(`/api/v1/blocks/${id}`, { method: "PATCH", auth: owner, body });
+    await Promise.all([
+      patch(mine[0], { archived: true }),
+      patch(mine[1], { in_trash: true }),
+      patch(mine[2], { archived: true }),
+      patch(mine[3], { in_trash: true }),
+    ]);
+    await Promise.all([patch(mine[2], { archived: false }), patch(mine[3], { in_trash: false })]);
+    await expectIndexExact(database.id);
+    const query = {
+      filters: [{ property: "Notes", operator: "equals", value: "same" }],
+      sorts: [{ property: "Priority", direction: "desc" }],
+    };
+    const owners = await queryRows(owner, database.id, query);
+    expect(owners.body.map((row) => row.id)).toEqual([mine[5], mine[4], mine[3], mine[2]]);
+    expect(owners.headers.get("X-Total-Count")).toBe("4");
+    const others = await queryRows(other, database.id, query);
+    expect(others.body.map((row) => row.properties_by_name?.title)).toEqual(["Theirs 2", "Theirs 1", "Theirs 0"]);
+    expect(others.headers.get("X-Total-Count")).toBe("3");
   });
 });
 

@@ -230,9 +230,13 @@ export function rowConditions(
     sql`b.type = 'database_row'`,
     visibleTo(ctx.actor),
     isActive(),
-    ...filters.map((filter, index) => filterCondition(schema, filter, index, "filters", source)),
+    ...filterConditions(schema, filters, source),
   ]);
 }
+
+/** Each filter's condition, reading values through `source`: what rowConditions adds to the row's own state. */
+export const filterConditions = (schema: DatabaseSchema, filters: RowFilter[], source: ValueSource): SQL[] =>
+  filters.map((filter, index) => filterCondition(schema, filter, index, "filters", source));
 
 /** Conditions per parenthesised group in `allOf`. */
 const GROUP = 8;

@@ -6,9 +6,18 @@ import type { UserContext } from "../../../lib/context";
 import { cursorRefused, type KeyValue } from "../../../lib/cursor";
 import type { RowFilter } from "../../../schemas/databases";
 import type { BlockRecord } from "../../blocks/presenter";
+import { entryVisibleTo } from "../../blocks/visibility";
 import type { DatabaseSchema } from "../property-types";
-import { DRIVEN_MATCHES_MAX, type DrivingFilter, drivingEntries, drivingFilter } from "./driving-filter";
-import { allOf, filterCondition, rowConditions } from "./filters";
+import { isComputedType } from "../property-types";
+import { resolvePropertyKey } from "../row-values";
+import {
+  DRIVEN_MATCHES_MAX,
+  DRIVEN_SORT_MAX,
+  type DrivingFilter,
+  drivingEntries,
+  drivingFilter,
+} from "./driving-filter";
+import { allOf, filterCondition, filterConditions, rowConditions } from "./filters";
 import { ROW_COUNT_CAP, type RowPage, type RowQuery, rowPage } from "./page";
 import { drivingEntryValues, indexedValuesFor } from "./value-sources";
 import { segmentsAfter, sortKeyBounds, type Walk, walkOrder, walkOutputOrder } from "./walk";
@@ -17,9 +26,10 @@ import { segmentsAfter, sortKeyBounds, type Walk, walkOrder, walkOutputOrder } f
 const D1_MAX_PARAMETERS = 100;
 
 /**
- * The driving filter's entries `m` joined to their rows' state, read from the narrow index of that
- * state (migrations/0013, named: the planner prefers the rowid lookup into the much wider row):
- * what a count or a sort of matches checks, without reading the rows.
+ * The driving filter's entries `m` joined to their rows, through the narrow index of their state
+ * (migrations/0013, named: the planner prefers the rowid lookup into the much wider row): only for
+ * what reads the row (a filter on a computed property, the default order's keys). The entries carry
+ * the rest of what a match is checked for (migrations/0024).
  */
 const MATCHED_ROWS = sql`row_values m CROSS JOIN ${sql.raw("blocks b INDEXED BY blocks_row_state_idx")} ON b.seq = m.row_seq`;
 
@@ -145,66 +155,116 @@ function walkStatements(indexed: IndexedQuery): PageStatements {
 
 /** The driving filter's matches: its entries `m`, and what a match's row must pass besides. */
 interface DrivingMatches {
+  /** The driving filter's entries of active rows the caller sees: the match index alone answers them (migrations/0024). */
   entries: SQL;
-  /** The other filters probed by key, the driving one checked on its entry `m` itself. */
+  /** The driving filter checked on its entry `m` itself. */
+  driving: SQL;
+  /** The other filters, probed by key. */
+  others: RowFilter[];
+  /** The other filters' conditions and the driving one's, on the entry's row `m.row_seq`. */
   passing: SQL;
+  /** Whether `passing` reads the row `b` itself (a filter on a computed property). */
+  readsRow: boolean;
 }
 
 function drivingMatches({ ctx, schema, query }: IndexedQuery, driver: DrivingFilter): DrivingMatches {
-  const entries = drivingEntries(schema.databaseId, driver);
+  const entries = sql`${drivingEntries(schema.databaseId, driver)} AND ${entryVisibleTo(ctx.actor, "m")}`;
   const others = query.filters.filter((_, index) => index !== driver.filterIndex);
-  const driving = query.filters[driver.filterIndex] as RowFilter;
-  const passing = sql`${rowConditions(ctx, schema, others, indexedValuesFor(sql`m.row_seq`))}
-      AND ${filterCondition(schema, driving, driver.filterIndex, "filters", drivingEntryValues)}`;
-  return { entries, passing };
+  const drivingOne = query.filters[driver.filterIndex] as RowFilter;
+  const driving = filterCondition(schema, drivingOne, driver.filterIndex, "filters", drivingEntryValues);
+  const passing = allOf([...filterConditions(schema, others, indexedValuesFor(sql`m.row_seq`)), driving]);
+  const readsRow = others.some((filter) => {
+    const property = resolvePropertyKey(schema, filter.property);
+    return property !== undefined && isComputedType(property.type);
+  });
+  return { entries, driving, others, passing, readsRow };
 }
+
+/**
+ * Where matches are read: their entries alone, or joined to their rows' state (narrow, named:
+ * migrations/0013) when a condition or a walk key reads the row.
+ */
+const matchesFrom = (readsRow: boolean): SQL => (readsRow ? MATCHED_ROWS : sql`row_values m`);
 
 /** The driving filter's matches counted in the match index, up to one past DRIVEN_MATCHES_MAX: a CTE. */
 const countDrivingMatches = ({ entries }: DrivingMatches): SQL => sql`WITH driving_matches(matches) AS (
       SELECT count(*) FROM (SELECT 1 FROM row_values m WHERE ${entries} LIMIT ${DRIVEN_MATCHES_MAX + 1}))`;
 
-/** Whether the page sorts the driving filter's matches (they are few) rather than walk: reads the CTE. */
-const SORTING_MATCHES = sql`(SELECT matches <= ${DRIVEN_MATCHES_MAX} FROM driving_matches)`;
+/** How the page reads, by the count of the driving filter's matches (the CTE). */
+const PLAN_WHEN = {
+  /** Few: sort them. */
+  sorting: sql`matches <= ${DRIVEN_SORT_MAX}`,
+  /** Some: walk the order, keeping the rows among them. */
+  walkingAgainstMatches: sql`matches > ${DRIVEN_SORT_MAX} AND matches <= ${DRIVEN_MATCHES_MAX}`,
+  /** Many: walk the order, probing each row's entry. */
+  probing: sql`matches > ${DRIVEN_MATCHES_MAX}`,
+  /** Either walk: the count reads the matches on its own. */
+  walking: sql`matches > ${DRIVEN_SORT_MAX}`,
+} as const;
 
-/** A LIMIT that is `limit` when the page sorts the matches, else 0 (SQLite then reads nothing of that select). */
-const limitIfSortingMatches = (limit: SQL | number): SQL =>
-  sql`(SELECT CASE WHEN ${SORTING_MATCHES} THEN ${limit} ELSE 0 END)`;
-
-/** A LIMIT that is `limit` when the page walks, else 0. */
-const limitIfWalking = (limit: SQL | number): SQL =>
-  sql`(SELECT CASE WHEN ${SORTING_MATCHES} THEN 0 ELSE ${limit} END)`;
+/** A LIMIT that is `limit` when `plan` holds, else 0 (SQLite then reads nothing of that select). */
+const limitWhen = (plan: SQL, limit: SQL | number): SQL =>
+  sql`(SELECT CASE WHEN (SELECT ${plan} FROM driving_matches) THEN ${limit} ELSE 0 END)`;
 
 /** The matching rows, up to `limit`: what the counts count. */
-const matchesUpTo = ({ entries, passing }: DrivingMatches, limit: SQL | number): SQL =>
-  sql`SELECT 1 FROM ${MATCHED_ROWS} WHERE ${entries} AND ${passing} LIMIT ${limit}`;
+const matchesUpTo = ({ entries, passing, readsRow }: DrivingMatches, limit: SQL | number): SQL =>
+  sql`SELECT 1 FROM ${matchesFrom(readsRow)} WHERE ${entries} AND ${passing} LIMIT ${limit}`;
+
+/**
+ * The walk that keeps only rows among the driving filter's matches: their seqs, read from the match
+ * index once (SQLite keeps them in a temporary index with a Bloom filter), are what each walked entry
+ * is checked against, instead of a probe by key into the entries; the other filters are probed.
+ * The unary `+` keeps SQLite from reading the walk through that list (it would sort the matches).
+ */
+function walkAgainstMatches(indexed: IndexedQuery, matches: DrivingMatches): IndexedQuery {
+  const { ctx, schema, walk, bounds } = indexed;
+  const rows = rowConditions(ctx, schema, matches.others, indexedValuesFor(walk.rowKey));
+  const among = sql`+${walk.rowKey} IN (SELECT m.row_seq FROM row_values m WHERE ${matches.entries} AND ${matches.driving})`;
+  return { ...indexed, where: allOf([...walkWhere(walk), ...bounds, rows, among]) };
+}
 
 /**
  * A query with a driving filter. Its matches are counted in the match index; with at most
- * DRIVEN_MATCHES_MAX the page sorts them (`sortedMatchesPage`) and counts them in the same pass,
- * else it walks the order and the count reads the driving filter's matches. Both ways sit in one
- * statement, each limited to 0 rows unless it is the one to read: SQLite skips a select whose
- * LIMIT is 0 before reading anything (a guard in WHERE was evaluated per row: both ran).
+ * DRIVEN_SORT_MAX the page sorts them (`sortedMatchesPage`) and counts them in the same pass; with
+ * at most DRIVEN_MATCHES_MAX it walks the order against them (`walkAgainstMatches`); with more it
+ * walks probing each row's entries. A walk's count reads the driving filter's matches. The ways sit
+ * in one statement, each limited to 0 rows unless it is the one to read: SQLite skips a select
+ * whose LIMIT is 0 before reading anything (a guard in WHERE was evaluated per row: all ran).
  */
 function drivenStatements(indexed: IndexedQuery, driver: DrivingFilter): PageStatements {
   const matches = drivingMatches(indexed, driver);
-  const everyMatch = sql`SELECT count(*) AS total FROM ${MATCHED_ROWS}
+  const everyMatch = sql`SELECT count(*) AS total FROM ${matchesFrom(matches.readsRow)}
       WHERE ${matches.entries} AND ${matches.passing}`;
   const counted = countDrivingMatches(matches);
-  const sortedMatchesOrWalk = sql`${counted} SELECT * FROM (${sortedMatchesPage(indexed, matches)})
-      UNION ALL SELECT * FROM (${walkStatement(indexed, limitIfWalking(indexed.fetch))})
-      ORDER BY key_segment, ${walkOutputOrder(indexed.walk)} LIMIT ${indexed.fetch}`;
-  if (parameterCount(sortedMatchesOrWalk) <= D1_MAX_PARAMETERS) {
+  const { fetch, walk } = indexed;
+  const ways = (selects: SQL[]) =>
+    sql`${counted} ${sql.join(
+      selects.map((select) => sql`SELECT * FROM (${select})`),
+      sql` UNION ALL `,
+    )} ORDER BY key_segment, ${walkOutputOrder(walk)} LIMIT ${fetch}`;
+  const sorted = sortedMatchesPage(indexed, matches);
+  const allWays = ways([
+    sorted,
+    walkStatement(walkAgainstMatches(indexed, matches), limitWhen(PLAN_WHEN.walkingAgainstMatches, fetch)),
+    walkStatement(indexed, limitWhen(PLAN_WHEN.probing, fetch)),
+  ]);
+  // Too many values to bind three ways: beyond the sorted matches, the walk that probes.
+  const page =
+    parameterCount(allWays) <= D1_MAX_PARAMETERS
+      ? allWays
+      : ways([sorted, walkStatement(indexed, limitWhen(PLAN_WHEN.walking, fetch))]);
+  if (parameterCount(page) <= D1_MAX_PARAMETERS) {
     return {
-      page: sortedMatchesOrWalk,
+      page,
       // Counted by the page when the matches are sorted; else the driving filter's matches, checked.
       count: sql`${counted} SELECT (SELECT matches FROM driving_matches) AS driving_matches, count(*) AS total FROM (
-        ${matchesUpTo(matches, limitIfWalking(ROW_COUNT_CAP + 1))})`,
+        ${matchesUpTo(matches, limitWhen(PLAN_WHEN.walking, ROW_COUNT_CAP + 1))})`,
       everyMatch,
     };
   }
-  // Too many values to bind both ways in one statement: the walk, counted from the driving filter's matches.
+  // Too many values to bind two ways in one statement: the walk, counted from the driving filter's matches.
   return {
-    page: walkStatement(indexed, sql`${indexed.fetch}`),
+    page: walkStatement(indexed, sql`${fetch}`),
     count: sql`SELECT NULL AS driving_matches, count(*) AS total FROM (${matchesUpTo(matches, ROW_COUNT_CAP + 1)})`,
     everyMatch,
   };
@@ -212,17 +272,21 @@ function drivenStatements(indexed: IndexedQuery, driver: DrivingFilter): PageSta
 
 /**
  * The page from the driving filter's matches, when they are few: every match's walk keys and
- * their count in one pass (narrow records), then the cursor, the order and the window on those
- * keys; the page's rows are then read by seq.
+ * their count in one pass (narrow records, from the entries alone when the query is sorted and no
+ * filter reads the row), then the cursor, the order and the window on those keys; the page's rows
+ * are then read by seq.
  */
-function sortedMatchesPage(indexed: IndexedQuery, { entries, passing }: DrivingMatches): SQL {
+function sortedMatchesPage(indexed: IndexedQuery, matches: DrivingMatches): SQL {
   const { walk, bounds, query, fetch } = indexed;
+  const { entries, passing, readsRow } = matches;
+  // Unsorted, the walk's keys are the row's (position, seq).
+  const from = matchesFrom(readsRow || query.sorts.length === 0);
   const matchKeys = sql`SELECT ${walk.keyColumns}, count(*) OVER () AS key_total
-      FROM ${MATCHED_ROWS} ${walk.entryJoin}
+      FROM ${from} ${walk.entryJoin}
       WHERE ${entries} AND ${allOf([...walkWhere(walk), ...bounds, passing])}
-      LIMIT ${limitIfSortingMatches(-1)}`;
+      LIMIT ${limitWhen(PLAN_WHEN.sorting, -1)}`;
   const pageKeys = sql`SELECT * FROM (${matchKeys}) ${afterCursorOnKeys(indexed)}
-      ORDER BY ${walkOutputOrder(walk)} LIMIT ${limitIfSortingMatches(fetch)} OFFSET ${query.offset}`;
+      ORDER BY ${walkOutputOrder(walk)} LIMIT ${limitWhen(PLAN_WHEN.sorting, fetch)} OFFSET ${query.offset}`;
   return sql`SELECT b.*, k.*, 0 AS key_segment FROM (${pageKeys}) k CROSS JOIN blocks b ON b.seq = k.key_seq`;
 }
 
@@ -246,7 +310,7 @@ async function pageTotal(
   counted: PageCount | undefined,
 ): Promise<number> {
   const matches = counted?.driving_matches;
-  if (matches === null || matches === undefined || matches > DRIVEN_MATCHES_MAX) return counted?.total ?? 0;
+  if (matches === null || matches === undefined || matches > DRIVEN_SORT_MAX) return counted?.total ?? 0;
   const carried = records[0]?.key_total;
   if (typeof carried === "number") return carried;
   if (query.offset > 0 || after) return (await ctx.db.get<{ total: number }>(statements.everyMatch as SQL))?.total ?? 0;

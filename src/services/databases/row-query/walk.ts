@@ -27,7 +27,7 @@ export interface Walk {
   from: SQL;
   /** Conditions of the walk's own access path, beside the row conditions. */
   where: SQL | undefined;
-  /** Joins the sort entry `s` to a row `b` found another way (empty when unsorted). */
+  /** Joins the sort entry `s` to a driving filter's entry `m` (empty when unsorted). */
   entryJoin: SQL;
   /** The walked row's seq, as the walk has it before it reads the row (see indexedValuesFor). */
   rowKey: SQL;
@@ -65,14 +65,20 @@ export function walkFor(schema: DatabaseSchema, sort: RowSort | undefined): Walk
   return {
     from: sql`FROM row_values s JOIN blocks b ON b.seq = s.row_seq`,
     where: sql`s.database_id = ${schema.databaseId} AND s.property_id = ${propertyIdSql(property.id)} AND s.ordinal = 0`,
-    entryJoin: sql`CROSS JOIN row_values s ON s.row_seq = b.seq AND s.property_id = ${propertyIdSql(property.id)} AND s.ordinal = 0`,
+    entryJoin: sql`CROSS JOIN row_values s ON s.row_seq = m.row_seq AND s.property_id = ${propertyIdSql(property.id)} AND s.ordinal = 0`,
     rowKey: sql`s.row_seq`,
     keys: [
       sortKey,
       { expression: sql`s.position_key`, direction: "asc", alias: "key_position" },
       { expression: sql`s.row_seq`, direction: "asc", alias: "key_seq" },
     ],
-    keyColumns: sql`s.sort AS key_sort, s.sort_asc AS key_sort_asc, s.position_key AS key_position, s.row_seq AS key_seq`,
+    // From the walked index alone (each has the other sort column's value): a column outside it would
+    // be read from the table for every walked entry (row_values is WITHOUT ROWID: no deferred read),
+    // which made a walk reading 5,000 entries 30 times slower. `sort` is never a blob, so X'FF' in
+    // `sort_asc` is a missing value.
+    keyColumns: descending
+      ? sql`s.sort AS key_sort, coalesce(s.sort, X'FF') AS key_sort_asc, s.position_key AS key_position, s.row_seq AS key_seq`
+      : sql`nullif(s.sort_asc, X'FF') AS key_sort, s.sort_asc AS key_sort_asc, s.position_key AS key_position, s.row_seq AS key_seq`,
     valuesOf: (record) => [record.key_sort as KeyValue, record.key_position as number, record.key_seq as number],
   };
 }
