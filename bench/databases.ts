@@ -25,7 +25,7 @@ import { gzipSync } from "node:zlib";
 import { defer } from "./cleanup.ts";
 import { DATABASES } from "./config.ts";
 import { type DatabasesSeed, NAMES, NOTES, type SeededTable, seedDatabases, storedValues } from "./databases-seed.ts";
-import { type LoadResult, type LoadTarget, measureInTurn, REQUEST_NUMBER, roundTripsOf } from "./load.ts";
+import { type LoadResult, type LoadTarget, measureInTurn, percentile, REQUEST_NUMBER, roundTripsOf } from "./load.ts";
 import { formatTargets, RESULTS_DIR, type TargetCheck, targetsMarkdown } from "./report.ts";
 import { type BuiltWorker, build, type Server, startBoth, startServer, type WorkerSpec } from "./servers.ts";
 import { type DeliveryLatency, measureDeliveryLatency } from "./webhook-latency.ts";
@@ -81,13 +81,6 @@ const parse = <T>(answer: Answer, what: string): T => {
   if (answer.status >= 300) throw new Error(`${what} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
   return JSON.parse(answer.text) as T;
 };
-
-/** Nearest-rank percentile; NaN when there are none. */
-export function percentile(values: readonly number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] as number;
-}
 
 const fixed = (value: number | null | undefined, digits = 1) =>
   value === null || value === undefined || !Number.isFinite(value) ? "-" : value.toFixed(digits);

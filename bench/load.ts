@@ -85,15 +85,16 @@ function run(target: LoadTarget, seconds: number, load: LoadSettings): Promise<S
   });
 }
 
-/** Nearest-rank percentile of sorted values; NaN when there are none. */
-function percentile(sorted: readonly number[], fraction: number): number {
+/** Nearest-rank percentile; NaN when there are none. */
+export function percentile(values: readonly number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] as number;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] as number;
 }
 
 function summarise(samples: readonly Sample[]): LoadResult {
   const sum = (pick: (sample: Sample) => number) => samples.reduce((total, sample) => total + pick(sample), 0);
-  const latencies = samples.flatMap((sample) => sample.latencies).sort((a, b) => a - b);
+  const latencies = samples.flatMap((sample) => sample.latencies);
   const failedStatuses: Record<string, number> = {};
   for (const [status, count] of samples.flatMap((sample) => Object.entries(sample.failedStatuses))) {
     failedStatuses[status] = (failedStatuses[status] ?? 0) + count;

@@ -7,6 +7,7 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import { Webhook } from "standardwebhooks";
+import { percentile } from "./load.ts";
 
 export interface DeliveryLatency {
   pages: number;
@@ -24,13 +25,6 @@ export interface DeliveryLatency {
 interface Target {
   origin: string;
   headers: Record<string, string>;
-}
-
-/** Nearest-rank percentile; NaN when there are none. */
-function percentile(values: readonly number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] as number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
