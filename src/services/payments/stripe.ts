@@ -33,15 +33,12 @@ const STRIPE_TIMEOUT_MS = 10_000;
 const STRIPE_RETRIES = 1;
 
 /**
- * The `stripe` package, loaded by the first call to Stripe or webhook to verify: its client holds
- * a resource tree of every Stripe API, which an isolate then builds only when a request needs it,
- * not at startup for every request (docs/performance.md, Startup).
+ * The `stripe` package, loaded by the first call to Stripe or webhook to verify (the module system
+ * keeps it for the isolate's later ones): its client holds a resource tree of every Stripe API,
+ * which an isolate then builds only when a request needs it, not at startup for every request
+ * (docs/performance.md, Startup).
  */
-let stripePackage: Promise<typeof import("stripe")> | undefined;
-async function loadStripe(): Promise<typeof Stripe> {
-  stripePackage ??= import("stripe");
-  return (await stripePackage).default;
-}
+const loadStripe = async (): Promise<typeof Stripe> => (await import("stripe")).default;
 
 /** 503 `unavailable` unless STRIPE_SECRET_KEY is set: what a caller learns before anything else. */
 export function requireStripeKey(ctx: RequestContext): string {
@@ -116,10 +113,11 @@ export async function callStripe<T>(ctx: RequestContext, call: (stripe: Stripe) 
     return await call(stripe);
   } catch (error) {
     if (refusal) throw refusal;
-    if (!(error instanceof StripeApi.errors.StripeError) && failures.length === 0) throw error;
+    const stripeError = error instanceof StripeApi.errors.StripeError ? error : undefined;
+    if (!stripeError && failures.length === 0) throw error;
     if (
-      error instanceof StripeApi.errors.StripeError &&
-      error.statusCode === undefined &&
+      stripeError &&
+      stripeError.statusCode === undefined &&
       answered &&
       answered.status >= 200 &&
       answered.status < 300
@@ -136,15 +134,15 @@ export async function callStripe<T>(ctx: RequestContext, call: (stripe: Stripe) 
       );
     }
     const failure =
-      error instanceof StripeApi.errors.StripeError && typeof error.statusCode === "number"
-        ? new OutboundError("stripe", "status", error.statusCode)
+      typeof stripeError?.statusCode === "number"
+        ? new OutboundError("stripe", "status", stripeError.statusCode)
         : (failures.at(-1) ?? new OutboundError("stripe", "network"));
     logStripe(ctx, "error", {
       failure: failure.failure,
       status: failure.status,
-      stripe_request_id: error instanceof StripeApi.errors.StripeError ? error.requestId : undefined,
-      stripe_error_type: error instanceof StripeApi.errors.StripeError ? error.type : undefined,
-      stripe_error_code: error instanceof StripeApi.errors.StripeError ? error.code : undefined,
+      stripe_request_id: stripeError?.requestId,
+      stripe_error_type: stripeError?.type,
+      stripe_error_code: stripeError?.code,
     });
     throw failure;
   }
