@@ -38,12 +38,13 @@ export interface AuthenticatedAppEnv {
 
 function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareHandler<AuthenticatedAppEnv> {
   return createMiddleware<AuthenticatedAppEnv>(async (c, next) => {
-    const { actor, keyFromCache } = await authenticate(c.get("ctx"), c.req.header("Authorization"), (source) =>
+    const base: RequestContext = c.get("ctx");
+    const { actor, keyFromCache } = await authenticate(base, c.req.header("Authorization"), (source) =>
       c.set("authSource", source),
     );
     // Counted before any other refusal, so every answer to a credential reports its quota (a 429
     // here is not checked for a revoked key: a flood past its limit costs no D1 round trip).
-    const limit = await countCredential(c.env, actor, c.get("ctx").now());
+    const limit = await countCredential(c.env, actor, base.now());
     if (limit) {
       c.set("rateLimit", limit);
       if (!limit.admitted) throw credentialRefused(limit);
@@ -51,7 +52,6 @@ function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareH
     // Every write batch names the actor to the change-log triggers (db/write-context.ts); a
     // remembered key: the request's first D1 call proves it is still live (auth/key-liveness.ts).
     let liveness: KeyLiveness | undefined;
-    const base: RequestContext = c.get("ctx");
     const ctx = withD1(base, (d1) => {
       const named = namingTheWriter(d1, {
         actorId: actor.userId,
