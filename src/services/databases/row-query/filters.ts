@@ -176,7 +176,7 @@ export function filterCondition(
       allowed,
     });
   }
-  const from = isComputedType(property.type) ? jsonValues : source;
+  const from = readsItsRow(property) ? jsonValues : source;
   const operand: Operand = {
     filter,
     property,
@@ -232,6 +232,20 @@ export function rowConditions(
     isActive(),
     ...filterConditions(schema, filters, source),
   ]);
+}
+
+/**
+ * Whether a filter on `property` reads its row `b` whatever source it is given: a computed property's
+ * value is a column of the row, not an entry of the index.
+ */
+const readsItsRow = (property: PropertyDefinition): boolean => isComputedType(property.type);
+
+/** Whether any of `filters` reads its row `b` (see readsItsRow); an unknown property reads nothing. */
+export function filtersReadTheRow(schema: DatabaseSchema, filters: readonly RowFilter[]): boolean {
+  return filters.some((filter) => {
+    const property = resolvePropertyKey(schema, filter.property);
+    return property !== undefined && readsItsRow(property);
+  });
 }
 
 /** Each filter's condition, reading values through `source`: what rowConditions adds to the row's own state. */

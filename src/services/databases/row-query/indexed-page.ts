@@ -8,8 +8,6 @@ import type { RowFilter } from "../../../schemas/databases";
 import type { BlockRecord } from "../../blocks/presenter";
 import { entryVisibleTo } from "../../blocks/visibility";
 import type { DatabaseSchema } from "../property-types";
-import { isComputedType } from "../property-types";
-import { resolvePropertyKey } from "../row-values";
 import {
   DRIVEN_MATCHES_MAX,
   DRIVEN_SORT_MAX,
@@ -17,7 +15,7 @@ import {
   drivingEntries,
   drivingFilter,
 } from "./driving-filter";
-import { allOf, filterCondition, filterConditions, rowConditions } from "./filters";
+import { allOf, filterCondition, filterConditions, filtersReadTheRow, rowConditions } from "./filters";
 import { ROW_COUNT_CAP, type RowPage, type RowQuery, rowPage } from "./page";
 import { drivingEntryValues, indexedValuesFor } from "./value-sources";
 import { segmentsAfter, sortKeyBounds, type Walk, walkOrder, walkOutputOrder } from "./walk";
@@ -173,11 +171,7 @@ function drivingMatches({ ctx, schema, query }: IndexedQuery, driver: DrivingFil
   const drivingOne = query.filters[driver.filterIndex] as RowFilter;
   const driving = filterCondition(schema, drivingOne, driver.filterIndex, "filters", drivingEntryValues);
   const passing = allOf([...filterConditions(schema, others, indexedValuesFor(sql`m.row_seq`)), driving]);
-  const readsRow = others.some((filter) => {
-    const property = resolvePropertyKey(schema, filter.property);
-    return property !== undefined && isComputedType(property.type);
-  });
-  return { entries, driving, others, passing, readsRow };
+  return { entries, driving, others, passing, readsRow: filtersReadTheRow(schema, others) };
 }
 
 /**
