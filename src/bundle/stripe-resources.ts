@@ -7,7 +7,8 @@
 // the `./resources.js` index with `stripe.oauth`), and the handler of Stripe's thin (v2) event
 // notifications (`stripe.notificationHandler`). The client's constructor still builds one object per
 // resource: an instance of this class, without methods, so that any call to one fails at once
-// ("... is not a function") rather than quietly.
+// ("... is not a function") rather than quietly. callStripe's client is typed as subscriptions alone
+// (`StripeClient`), so such a call does not compile in the first place.
 
 /** Stands for each left-out class (`new X(stripe)`: the argument is ignored). */
 class LeftOut {}

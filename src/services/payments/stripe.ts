@@ -69,12 +69,19 @@ export function logStripe(ctx: RequestContext, level: "error" | "warn", fields: 
 }
 
 /**
+ * The part of Stripe's client a call may use: its subscriptions. The production bundle leaves the
+ * package's other API resources out (wrangler.toml [alias], src/bundle/stripe-resources.ts), so
+ * that calling one compiles only once its module is kept in the bundle again.
+ */
+export type StripeClient = Pick<Stripe, "subscriptions">;
+
+/**
  * Calls Stripe's API with a client made for this request. Any failure of Stripe (an error
  * answer, a timeout, an unreachable network) is an OutboundError naming only the service and
  * the status: the error handler answers 500 `upstream_failed` without Stripe's message, URL or
  * request id, which are logged here with the request id instead.
  */
-export async function callStripe<T>(ctx: RequestContext, call: (stripe: Stripe) => Promise<T>): Promise<T> {
+export async function callStripe<T>(ctx: RequestContext, call: (stripe: StripeClient) => Promise<T>): Promise<T> {
   const key = requireStripeKey(ctx);
   // A caller refused now (a key revoked a moment ago) is a 401 here, not a failure Stripe wraps.
   await ctx.confirmCaller();
