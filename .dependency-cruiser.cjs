@@ -83,6 +83,17 @@ module.exports = {
         dependencyTypesNot: ["type-only", "type-import", "dynamic-import"],
       },
     },
+    {
+      name: "routers-load-by-prefix",
+      comment:
+        "The entries serve the app by path prefix (src/lazy-app.ts): each resource's router, with its schemas, is loaded with import() at the first request under its prefix, and the full app (app.ts) at the first request for the contract or a path of no prefix. A static import of either would build every route at startup again (routes/documentation/ registers no route: app.ts adds it to the full app).",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/app\\.ts$" },
+      to: {
+        path: "^src/(app\\.ts|routes/(?!documentation/)[^/]+/[^/]+\\.index\\.ts)$",
+        dependencyTypesNot: ["type-only", "type-import", "dynamic-import"],
+      },
+    },
   ],
   options: {
     // The service's files, and the packages as leaves (for the rule above).

@@ -1,4 +1,4 @@
-import { createApp } from "./app";
+import { createLazyApp } from "./lazy-app";
 import { createWorker } from "./worker";
 
 // The production entry (`[env.production] main` in wrangler.toml): the Worker of src/index.ts
@@ -7,4 +7,4 @@ import { createWorker } from "./worker";
 
 export { ReminderQueue } from "./durable-objects/reminder-queue";
 
-export default createWorker(createApp());
+export default createWorker(createLazyApp());

@@ -1,4 +1,4 @@
-import { createApp } from "./app";
+import { createLazyApp } from "./lazy-app";
 import { registerExplorer } from "./routes/documentation/explorer";
 import { createWorker } from "./worker";
 
@@ -7,4 +7,4 @@ import { createWorker } from "./worker";
 
 export { ReminderQueue } from "./durable-objects/reminder-queue";
 
-export default createWorker(createApp({ registerExplorer }));
+export default createWorker(createLazyApp({ registerExplorer }));

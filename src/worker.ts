@@ -1,21 +1,12 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import { type AppEnv, backgroundContext } from "./lib/context";
+import { backgroundContext } from "./lib/context";
 import { log } from "./lib/log";
 import type { WebhookDeliveryMessage } from "./lib/webhook-queue";
-import { sweepExpiredChanges } from "./services/change-log/retention";
-import { sweepExpiredKeys } from "./services/idempotency/keys";
-import { sweepMediaLeftovers } from "./services/media/storage";
-import { pruneAppliedEvents } from "./services/payments/webhook";
-import { dispatchDueReminders } from "./services/reminders/firing";
-import { retryOwedPushes } from "./services/reminders/push-delivery";
-import { enqueueOwedDeliveries, sweepSweptDeliveries } from "./services/webhooks/deliveries";
-import { sendDeliveries } from "./services/webhooks/sending";
 
 /**
  * The Worker's handlers around an app: requests, the Cron Trigger and the webhook queue. One for
  * each entry (src/index.ts for development and tests, src/index.production.ts for deployments).
  */
-export const createWorker = (app: OpenAPIHono<AppEnv>) =>
+export const createWorker = (app: { fetch: ExportedHandlerFetchHandler<Env> }) =>
   ({
     fetch: app.fetch,
     /**
@@ -27,6 +18,24 @@ export const createWorker = (app: OpenAPIHono<AppEnv>) =>
      * and webhook deliveries that are due and were not enqueued (or not sent) are enqueued.
      */
     async scheduled(controller, env, execution) {
+      // The services are loaded by the handler that runs them, not at the isolate's startup.
+      const [
+        { dispatchDueReminders },
+        { retryOwedPushes },
+        { sweepMediaLeftovers },
+        { pruneAppliedEvents },
+        { sweepExpiredKeys },
+        { sweepExpiredChanges },
+        { enqueueOwedDeliveries, sweepSweptDeliveries },
+      ] = await Promise.all([
+        import("./services/reminders/firing"),
+        import("./services/reminders/push-delivery"),
+        import("./services/media/storage"),
+        import("./services/payments/webhook"),
+        import("./services/idempotency/keys"),
+        import("./services/change-log/retention"),
+        import("./services/webhooks/deliveries"),
+      ]);
       const ctx = backgroundContext(env, execution, { requestId: `cron:${controller.scheduledTime}` });
       const now = Date.now();
       execution.waitUntil(
@@ -46,6 +55,7 @@ export const createWorker = (app: OpenAPIHono<AppEnv>) =>
      * once its delivery is recorded; a batch that fails before that is retried by the queue.
      */
     async queue(batch, env, execution) {
+      const { sendDeliveries } = await import("./services/webhooks/sending");
       const ctx = backgroundContext(env, execution, { requestId: `queue:${crypto.randomUUID()}` });
       await sendDeliveries(
         ctx,

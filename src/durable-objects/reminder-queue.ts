@@ -1,7 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { backgroundUserContext } from "../lib/context";
 import { log } from "../lib/log";
-import { FIRING_BATCH, fireDue } from "../services/reminders/firing";
 import type { QueuedFiring } from "../services/reminders/queue";
 
 /** A firing whose reminder changed while it was being fired is looked at again this much later. */
@@ -70,6 +69,8 @@ export class ReminderQueue extends DurableObject<Env> {
       await this.ctx.storage.deleteAlarm();
       return;
     }
+    // Loaded here, not at startup: firing reaches the reminders' recurrence rules and the pages' content.
+    const { FIRING_BATCH, fireDue } = await import("../services/reminders/firing");
     const now = Date.now();
     const due = this.ctx.storage.sql
       .exec<{ reminder_id: string; occurrence: string; fire_at: number }>(

@@ -1,6 +1,6 @@
 import type { cors } from "hono/cors";
 import { D1_BOOKMARK_HEADER } from "../db/sessions";
-import { PAGINATION_HEADER_NAMES } from "./pagination";
+import { PAGINATION_HEADER_NAMES } from "./pagination-headers";
 import { RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from "./rate-limit-fields";
 
 /**

@@ -4,6 +4,10 @@ import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Context } from "hono";
 import { type CursorContext, type CursorScope, cursorRefused, type KeyValue, openCursor, sealCursor } from "./cursor";
 import { badRequest } from "./errors";
+import { CURSOR_EXAMPLE, TOTAL_COUNT_CAP } from "./pagination-headers";
+
+// The headers live apart (pagination-headers.ts) so that CORS reads their names without this module.
+export { PAGINATION_HEADER_NAMES, paginationHeaders, TOTAL_COUNT_CAP } from "./pagination-headers";
 
 // One listing behaviour for every paginated endpoint, now and later: the same
 // `limit`/`offset`/`cursor` parameters and rule, the same headers, the same queries.
@@ -17,8 +21,6 @@ import { badRequest } from "./errors";
 
 export const PAGE_DEFAULT_LIMIT = 50;
 export const PAGE_MAX_LIMIT = 100;
-/** Totals above this are not counted exactly; the listing then omits X-Total-Count. */
-export const TOTAL_COUNT_CAP = 10_000;
 /** The longest cursor accepted (a cursor carries a few key values: ids, instants, a title). */
 export const CURSOR_MAX_LENGTH = 4_000;
 
@@ -26,9 +28,6 @@ const limitDescription = `Page size, default ${PAGE_DEFAULT_LIMIT}. Values above
 const offsetDescription = "Zero-based index of the first item, default 0";
 const cursorDescription =
   "The X-Next-Cursor of the previous page, sent by the same user with the same filters: the page after it, at the cost of the first page. Opaque and signed by the server: another user's cursor, another listing's or other filters', or an altered one is a 400 (`details.parameter` `cursor`). Not together with a non-zero `offset`.";
-/** The form of an `X-Next-Cursor`: the `cursor` parameter shows it as a JSON Schema example, which the explorer does not pre-fill. */
-const CURSOR_EXAMPLE =
-  "eyJsIjoiYmxvY2tzIiwiZiI6IjFzaW42N3AiLCJrIjpbIjIwMjYtMDUtMDRUMTA6MjA6MzAuMTIzWiIsNDJdfVVqWFnT1er-13m5yG8QvyI";
 
 const cursorField = z
   .string()
@@ -352,28 +351,6 @@ export async function readPage<R, T>(
         : null,
   };
 }
-
-/** Headers of every paginated listing, for the contract. */
-export const paginationHeaders = {
-  "X-Total-Count": {
-    schema: { type: "integer" as const },
-    description: `Number of matches (the whole listing, whichever page this is); omitted when above ${TOTAL_COUNT_CAP.toLocaleString("en")}`,
-  },
-  "X-Pagination-Limit": { schema: { type: "integer" as const }, description: "Page size used" },
-  "X-Pagination-Offset": { schema: { type: "integer" as const }, description: "Offset of this page (0 with a cursor)" },
-  "X-Has-More": {
-    schema: { type: "string" as const, enum: ["true", "false"] },
-    description: "Whether more items follow this page",
-  },
-  "X-Next-Cursor": {
-    schema: { type: "string" as const, example: CURSOR_EXAMPLE },
-    description:
-      "Present when more items follow: send it back as `cursor` (the same user, with the same filters) for the next page, which costs what the first costs",
-  },
-};
-
-/** The headers exposed to browsers on cross-origin listings. */
-export const PAGINATION_HEADER_NAMES = Object.keys(paginationHeaders);
 
 /** Sets the headers of `paginationHeaders` on a listing response. */
 export function setPaginationHeaders(c: Context, page: ResultPage<unknown>, window: PageWindow): void {

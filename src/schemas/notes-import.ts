@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { digitGroups } from "../lib/digit-groups";
 
 /** Longest transcription text a note takes: a recording of two to three hours. */
 export const NOTES_TEXT_MAX_CHARACTERS = 200_000;
@@ -11,7 +12,7 @@ export const NotesImportBody = z
       .max(NOTES_TEXT_MAX_CHARACTERS)
       .refine((text) => text.trim() !== "", "transcriptionText must not be empty or only white space")
       .openapi({
-        description: `The text to send to the notes tool (required; not empty or only white space; at most ${NOTES_TEXT_MAX_CHARACTERS.toLocaleString("en")} characters), sent as given`,
+        description: `The text to send to the notes tool (required; not empty or only white space; at most ${digitGroups(NOTES_TEXT_MAX_CHARACTERS)} characters), sent as given`,
         example: "Remind me to call the dentist tomorrow at nine, and add milk to the shopping list.",
       }),
     title: z

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { digitGroups } from "../../lib/digit-groups";
 import { PaginationQuery } from "../../lib/pagination";
 import { QueryBoolean } from "../../openapi/query";
 import { COMMENT_MAX_CHARACTERS } from "../../schemas/comments";
@@ -31,7 +32,7 @@ const commentContent = z
   })
   .openapi({
     maxLength: COMMENT_MAX_CHARACTERS,
-    description: `The text, 1 to ${COMMENT_MAX_CHARACTERS.toLocaleString("en")} characters (code points), not only whitespace; stored as given`,
+    description: `The text, 1 to ${digitGroups(COMMENT_MAX_CHARACTERS)} characters (code points), not only whitespace; stored as given`,
     example: "Can we ship this on Friday?",
   });
 

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { digitGroups } from "../../lib/digit-groups";
 import { paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent, SuccessSchema } from "../../openapi/responses";
@@ -130,7 +131,7 @@ export const queryRows = defineRoute({
   // Only reads: a read-only API key may query.
   scope: "read",
   summary: "Filter and sort a database's rows",
-  description: `One page of a database's active rows matching every filter (AND), sorted by \`sorts\` then by row position. Properties are named by id or display name; operators per type are listed on \`filters\`. Multi-select matches exact options, never substrings; dates compare as instants (date-only bounds as whole days). Paginated like every listing: \`limit\` (default 50; above 100 lowered to 100), \`offset\` or \`cursor\`, and the pagination headers; \`X-Total-Count\` is counted up to ${ROW_COUNT_CAP.toLocaleString("en")} matches and left out beyond. Queries with at most one sort, on a stored (not computed) property, of a database with schema records get keyset cursors: rows trashed or added before the cursor shift nothing. Other queries (several sorts, a sort on a created or edited time or person, a database with an older inline schema) get cursors that hold an offset: a row removed before the cursor between two requests shifts the next page by one.`,
+  description: `One page of a database's active rows matching every filter (AND), sorted by \`sorts\` then by row position. Properties are named by id or display name; operators per type are listed on \`filters\`. Multi-select matches exact options, never substrings; dates compare as instants (date-only bounds as whole days). Paginated like every listing: \`limit\` (default 50; above 100 lowered to 100), \`offset\` or \`cursor\`, and the pagination headers; \`X-Total-Count\` is counted up to ${digitGroups(ROW_COUNT_CAP)} matches and left out beyond. Queries with at most one sort, on a stored (not computed) property, of a database with schema records get keyset cursors: rows trashed or added before the cursor shift nothing. Other queries (several sorts, a sort on a created or edited time or person, a database with an older inline schema) get cursors that hold an offset: a row removed before the cursor between two requests shifts the next page by one.`,
   request: { params: DatabaseIdParams, body: jsonBody(QueryRowsBody, false) },
   responses: {
     200: {
@@ -139,7 +140,7 @@ export const queryRows = defineRoute({
         ...paginationHeaders,
         "X-Total-Count": {
           ...paginationHeaders["X-Total-Count"],
-          description: `Number of matching rows; omitted when above ${ROW_COUNT_CAP.toLocaleString("en")}`,
+          description: `Number of matching rows; omitted when above ${digitGroups(ROW_COUNT_CAP)}`,
         },
       },
     },

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { digitGroups } from "../../lib/digit-groups";
 import { PaginationQuery } from "../../lib/pagination";
 import { MEDIA_METADATA_MAX_BYTES, MEDIA_METADATA_MAX_DEPTH } from "../../schemas/media";
 import {
@@ -14,7 +15,7 @@ const EXAMPLE_USER = "0b9d6c1e-7a52-4a8e-9f0d-2b1f5c3e4a6d";
 const EXAMPLE_PATH = `${EXAMPLE_USER}/${EXAMPLE_ID}-launch-photo.png`;
 const EXAMPLE_STORAGE_URL = `https://abc.supabase.co/storage/v1/object/public/media/${EXAMPLE_PATH}`;
 
-export const EXPIRES_IN_DESCRIPTION = `Lifetime of the signed URL in seconds: ${MIN_EXPIRES_IN_SECONDS} to ${MAX_EXPIRES_IN_SECONDS.toLocaleString("en")} (7 days); default ${DEFAULT_EXPIRES_IN_SECONDS} (1 hour). Outside the bounds: 400`;
+export const EXPIRES_IN_DESCRIPTION = `Lifetime of the signed URL in seconds: ${MIN_EXPIRES_IN_SECONDS} to ${digitGroups(MAX_EXPIRES_IN_SECONDS)} (7 days); default ${DEFAULT_EXPIRES_IN_SECONDS} (1 hour). Outside the bounds: 400`;
 
 const expiresInBounds = (schema: z.ZodNumber) => schema.int().min(MIN_EXPIRES_IN_SECONDS).max(MAX_EXPIRES_IN_SECONDS);
 

@@ -1,3 +1,4 @@
+import { digitGroups } from "../../lib/digit-groups";
 import { defineRoute, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent } from "../../openapi/responses";
 import { NOTES_TEXT_MAX_CHARACTERS, NotesImportBody, NotesImportResultSchema } from "../../schemas/notes-import";
@@ -13,7 +14,7 @@ export const importNotes = defineRoute({
   // Each call pushes to a third party: counted per user.
   rateLimit: { binding: "OPEN_ROUTE_LIMITER", per: "user", retryAfterSeconds: 60 },
   summary: "Send a transcription to the notes tool",
-  description: `Pushes \`{transcriptionText, title}\` to the configured notes tool: one JSON POST to its webhook (NOTES_WEBHOOK_URL), signed with NOTES_WEBHOOK_SECRET (\`X-Notes-Timestamp\` and \`X-Notes-Signature: sha256=<hex of HMAC-SHA256(secret, "<timestamp>.<body>")>\`), carrying \`id\`, \`type: "transcription"\`, \`title\`, \`transcriptionText\`, \`user_id\` (the caller) and \`created_at\`. Answers 200 when the tool accepts it (any 2xx). Needs an API key with the \`write\` scope or an app session, and is rate limited per user (429 with \`Retry-After\`). 400 when \`transcriptionText\` is missing, empty, only white space or longer than ${NOTES_TEXT_MAX_CHARACTERS.toLocaleString("en")} characters (\`title\` is optional); 500 \`upstream_failed\` when the tool refuses it (any other status, a redirect), times out or cannot be reached; 503 \`unavailable\` when no notes tool is configured (\`details.setting\` names what to set; nothing is sent).`,
+  description: `Pushes \`{transcriptionText, title}\` to the configured notes tool: one JSON POST to its webhook (NOTES_WEBHOOK_URL), signed with NOTES_WEBHOOK_SECRET (\`X-Notes-Timestamp\` and \`X-Notes-Signature: sha256=<hex of HMAC-SHA256(secret, "<timestamp>.<body>")>\`), carrying \`id\`, \`type: "transcription"\`, \`title\`, \`transcriptionText\`, \`user_id\` (the caller) and \`created_at\`. Answers 200 when the tool accepts it (any 2xx). Needs an API key with the \`write\` scope or an app session, and is rate limited per user (429 with \`Retry-After\`). 400 when \`transcriptionText\` is missing, empty, only white space or longer than ${digitGroups(NOTES_TEXT_MAX_CHARACTERS)} characters (\`title\` is optional); 500 \`upstream_failed\` when the tool refuses it (any other status, a redirect), times out or cannot be reached; 503 \`unavailable\` when no notes tool is configured (\`details.setting\` names what to set; nothing is sent).`,
   request: { body: jsonBody(NotesImportBody) },
   responses: {
     200: jsonContent(NotesImportResultSchema, "The notes tool accepted the note"),
