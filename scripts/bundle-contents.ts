@@ -1,7 +1,8 @@
 // npm run check:bundle: builds the production Worker as `npm run build` does (into a temporary
 // folder, with esbuild's metafile) and fails when a module that wrangler.toml's [alias] leaves out
 // of the bundle is in it after all: zod's locales other than English, ajv and ajv-formats, zod/v3 and
-// zod-to-json-schema, zod's fromJSONSchema, pdf-lib's PNG decoder, forms and pako, the standard fonts
+// zod-to-json-schema, zod's fromJSONSchema and compile, markdown-it's linkify-it and punycode.js, debug,
+// pdf-lib's PNG decoder, forms and pako, the standard fonts
 // the PDF export does not embed, stripe's API resources other than subscriptions and its thin-event
 // handler (src/bundle/). An import path that changes in a package update would bring them back
 // silently. Fails too when the upload is over the bench's target (`maxProductionGzipKB`, measured as
@@ -18,6 +19,9 @@ const LEFT_OUT: readonly { what: string; path: RegExp }[] = [
   { what: "ajv, ajv-formats", path: /node_modules\/ajv(-formats)?\// },
   { what: "zod/v3, zod-to-json-schema", path: /node_modules\/(zod\/v3\/|zod-to-json-schema\/)/ },
   { what: "zod's fromJSONSchema", path: /node_modules\/zod\/v4\/classic\/from-json-schema\.js$/ },
+  { what: "zod's compile", path: /node_modules\/zod\/v4\/core\/compile\.js$/ },
+  { what: "markdown-it's linkify-it and punycode.js", path: /node_modules\/(linkify-it|punycode\.js)\// },
+  { what: "debug (and ms, supports-color)", path: /node_modules\/(debug|ms|supports-color)\// },
   { what: "pdf-lib's PNG decoder", path: /node_modules\/@pdf-lib\/upng\// },
   { what: "pdf-lib's forms", path: /node_modules\/pdf-lib\/es\/api\/form\// },
   { what: "pako (pdf-lib's DEFLATE, answered by fflate)", path: /node_modules\/pako\// },
