@@ -13,7 +13,7 @@ export interface RouteGroup {
 }
 
 /**
- * Every resource's router with its prefixes, in app.ts's ROUTERS order (test/app/lazy-app.test.ts
+ * Every resource's router with its prefixes, in app.ts's ROUTERS order (test/lib/lazy-app.test.ts
  * holds the two lists and the prefixes to each other).
  */
 export const ROUTE_GROUPS: readonly RouteGroup[] = [
@@ -115,22 +115,26 @@ type Fetch = (request: Request, env: Env, executionCtx?: ExecutionContext) => Pr
  * routes, the same 404 and the same 405 as in the full app.
  */
 export function createLazyApp(options: AppOptions = {}): { fetch: Fetch } {
-  const apps = new Map<string, Promise<App>>();
-  const appFor = (prefix: string | undefined): Promise<App> => {
+  // Apps, not promises of them: a request never awaits what another request's work settles
+  // (workerd refuses I/O on behalf of another request, and where modules are not bundled, as under
+  // the test runner, import() is I/O). Requests that meet a prefix before its app is built each
+  // build one; the first kept serves every later request.
+  const apps = new Map<string, App>();
+  const appFor = async (prefix: string | undefined): Promise<App> => {
     const key = prefix ?? "";
-    let app = apps.get(key);
-    if (!app) {
-      app =
-        prefix === undefined
-          ? import("./app").then(({ createApp }) => createApp(options))
-          : Promise.all(
+    const built = apps.get(key);
+    if (built) return built;
+    const app =
+      prefix === undefined
+        ? (await import("./app")).createApp(options)
+        : assembleApp(
+            await Promise.all(
               ROUTE_GROUPS.filter((group) => group.prefixes.includes(prefix)).map((group) => group.load()),
-            ).then((routers) => assembleApp(routers));
-      // A failed import is tried again at the next request rather than kept.
-      app.catch(() => apps.delete(key));
-      apps.set(key, app);
-    }
-    return app;
+            ),
+          );
+    const kept = apps.get(key) ?? app;
+    apps.set(key, kept);
+    return kept;
   };
   return {
     async fetch(request, env, executionCtx) {

@@ -1,6 +1,15 @@
 import { applyD1Migrations, env, runInDurableObject } from "cloudflare:test";
 import { afterEach } from "vitest";
+import { ROUTE_GROUPS } from "../src/lazy-app";
 import { recordMigratedDatabase, resetToMigratedDatabase } from "./helpers/migrated-database";
+
+// Every router's module loaded before any test, through the Worker's own loaders: the Worker loads
+// a path prefix's routers with import() at its first request (src/lazy-app.ts). Bundled, as wrangler
+// deploys and serves it, that is no I/O. Here modules are not bundled: the test runner resolves an
+// import() with a call to its module server, which concurrent first requests under one prefix would
+// share, and workerd refuses a request that waits on another request's I/O ("Cannot perform I/O on
+// behalf of a different request"). test/lib/lazy-app.test.ts covers the lazy loading itself.
+await Promise.all(ROUTE_GROUPS.map((group) => group.load()));
 
 // Idempotent: applied migrations are recorded in the d1_migrations table. The first file of the run
 // finds the database empty and records it as the migrations left it; every later file starts from that
