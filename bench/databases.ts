@@ -21,7 +21,7 @@ import { execFile } from "node:child_process";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { type BundleFile, builtModules } from "./bundle-files.ts";
 import { defer } from "./cleanup.ts";
 import { DATABASES } from "./config.ts";
 import { type DatabasesSeed, NAMES, NOTES, type SeededTable, seedDatabases, storedValues } from "./databases-seed.ts";
@@ -889,12 +889,6 @@ async function measureBulk(seed: DatabasesSeed, worker: Side): Promise<BulkResul
 // ---------------------------------------------------------------------------------------
 // Bundle
 
-interface BundleFile {
-  name: string;
-  bytes: number;
-  gzipBytes: number;
-}
-
 interface Bundle {
   /** The development build's Worker code and explorer assets: what the bench serves. */
   worker: BundleFile[];
@@ -902,17 +896,6 @@ interface Bundle {
   /** The production build (`npm run build`): every module it uploads, and its startup CPU in ms. */
   production: BundleFile[];
   startupMs: number;
-}
-
-/** The modules of a build in `dir`, gzipped (level 9); source maps and the config are not uploaded. */
-async function builtModules(dir: string): Promise<BundleFile[]> {
-  const files: BundleFile[] = [];
-  for (const name of (await readdir(dir)).sort()) {
-    if (name.endsWith(".map") || name.endsWith(".toml") || name === "README.md") continue;
-    const bytes = await readFile(join(dir, name));
-    files.push({ name, bytes: bytes.byteLength, gzipBytes: gzipSync(bytes, { level: 9 }).byteLength });
-  }
-  return files;
 }
 
 /**

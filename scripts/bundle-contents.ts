@@ -8,10 +8,10 @@
 // silently. Fails too when the upload is over the bench's target (`maxProductionGzipKB`, measured as
 // the bench measures it: every module, gzip level 9). Prints the upload's size on success.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { builtModules } from "../bench/bundle-files.ts";
 import { DATABASES } from "../bench/config.ts";
 
 const LEFT_OUT: readonly { what: string; path: RegExp }[] = [
@@ -52,12 +52,10 @@ try {
     console.error(`The production bundle holds modules wrangler.toml's [alias] leaves out:\n  ${found.join("\n  ")}`);
     process.exit(1);
   }
-  const dist = join(outDir, "dist");
-  const modules = readdirSync(dist).filter((name) => !name.endsWith(".map") && name !== "README.md");
-  const bytes = modules.map((name) => readFileSync(join(dist, name)));
+  const modules = await builtModules(join(outDir, "dist"));
   const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
-  const raw = bytes.reduce((sum, b) => sum + b.byteLength, 0);
-  const gzip = bytes.reduce((sum, b) => sum + gzipSync(b, { level: 9 }).byteLength, 0);
+  const raw = modules.reduce((sum, file) => sum + file.bytes, 0);
+  const gzip = modules.reduce((sum, file) => sum + file.gzipBytes, 0);
   const { maxProductionGzipKB } = DATABASES.targets;
   if (gzip / 1024 > maxProductionGzipKB) {
     console.error(
@@ -66,7 +64,7 @@ try {
     process.exit(1);
   }
   console.log(
-    `Production bundle: none of the left-out modules; ${kb(raw)} raw, ${kb(gzip)} gzip (${modules.join(", ")})`,
+    `Production bundle: none of the left-out modules; ${kb(raw)} raw, ${kb(gzip)} gzip (${modules.map((file) => file.name).join(", ")})`,
   );
 } finally {
   rmSync(outDir, { recursive: true, force: true });
