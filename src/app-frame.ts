@@ -53,6 +53,15 @@ function useMiddleware(app: App): void {
   app.use("*", refuseMalformedBookmark);
 }
 
+/** `answer` asked once, when first needed. */
+function once<T>(answer: () => T): () => T {
+  let answered: { value: T } | undefined;
+  return () => {
+    answered ??= { value: answer() };
+    return answered.value;
+  };
+}
+
 /** A caller's X-Request-Id is echoed when it looks like an id; anything else is replaced. */
 const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
@@ -81,7 +90,7 @@ const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     },
     signal: c.req.raw.signal,
     // From the connection as the platform reports it, never from the Host header (lib/environment.ts).
-    local: connectsFromLoopback(c.req.raw.headers),
+    local: once(() => connectsFromLoopback(c.req.raw.headers)),
   });
   c.set("ctx", ctx);
   await next();

@@ -50,10 +50,11 @@ export interface RequestContext {
    */
   confirmCaller(): Promise<void>;
   /**
-   * The request's connection comes from this machine (`wrangler dev`), as the platform reports it
-   * (`connectsFromLoopback` in lib/environment.ts); never decided from the Host header.
+   * Whether the request's connection comes from this machine (`wrangler dev`), as the platform
+   * reports it (`connectsFromLoopback` in lib/environment.ts); never decided from the Host header.
+   * Asked, not precomputed: few requests need it, and reading the connection costs each one.
    */
-  local: boolean;
+  local(): boolean;
 }
 
 /** A context acting for an authenticated user: what user-facing services take. */
@@ -82,7 +83,7 @@ export interface ContextInput {
   waitUntil?: (promise: Promise<unknown>) => void;
   signal?: AbortSignal;
   now?: () => Date;
-  local?: boolean;
+  local?: () => boolean;
 }
 
 /** Builds a context; without a request it is background work: no client to abort, its own request id. */
@@ -100,7 +101,7 @@ export function createContext(input: ContextInput): RequestContext {
     requestId: input.requestId ?? crypto.randomUUID(),
     signal: input.signal ?? new AbortController().signal,
     confirmCaller: async () => undefined,
-    local: input.local ?? false,
+    local: input.local ?? (() => false),
   };
 }
 
@@ -122,7 +123,7 @@ export function backgroundContext(
     waitUntil: (promise) => execution.waitUntil(promise),
     requestId: options.requestId,
     now: options.now,
-    local: env.ENVIRONMENT === "development" || env.ENVIRONMENT === "test",
+    local: () => env.ENVIRONMENT === "development" || env.ENVIRONMENT === "test",
   });
 }
 

@@ -10,7 +10,7 @@ import type { RequestContext } from "./context";
  * "development" too, but no request to a deployment comes from a loopback address.
  */
 export const allowsLocalShortcuts = (ctx: Pick<RequestContext, "env" | "local">): boolean =>
-  ctx.env.ENVIRONMENT === "test" || (ctx.env.ENVIRONMENT === "development" && ctx.local);
+  ctx.env.ENVIRONMENT === "test" || (ctx.env.ENVIRONMENT === "development" && ctx.local());
 
 /** Headers a proxy adds: a request that came through one is not this machine's own, whatever the peer. */
 const FORWARDING_HEADERS = ["Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-IP"];

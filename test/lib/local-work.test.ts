@@ -77,7 +77,7 @@ describe("connectsFromLoopback and allowsLocalShortcuts", () => {
 
   it("local work needs the development configuration and such a connection; production never is", () => {
     const with_ = (ENVIRONMENT: string, local: boolean) =>
-      allowsLocalShortcuts({ env: { ...env, ENVIRONMENT }, local });
+      allowsLocalShortcuts({ env: { ...env, ENVIRONMENT }, local: () => local });
     expect(with_("development", true)).toBe(true);
     expect(with_("development", false)).toBe(false);
     expect(with_("production", true)).toBe(false);

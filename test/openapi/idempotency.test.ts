@@ -298,7 +298,7 @@ describe("requests without an Idempotency-Key", () => {
 describe("a key sent with a session whose user no longer exists", () => {
   it("is a 401 (the credential names no user), never a 500, and stores nothing", async () => {
     const ghost = `ghost-${crypto.randomUUID()}`;
-    const { token } = await issueSessionToken({ env, local: false }, ghost, new Date());
+    const { token } = await issueSessionToken({ env, local: () => false }, ghost, new Date());
     const res = await api(PAGES, {
       method: "POST",
       auth: token,

@@ -44,7 +44,7 @@ export const parserConfiguration = (ctx: Pick<RequestContext, "env" | "local">):
   ctx.env.TASK_CAPTURE_PROVIDER ?? null,
   ctx.env.TASK_CAPTURE_MODEL ?? null,
   ctx.env.OPENAI_COMPATIBLE_BASE_URL ?? null,
-  ctx.local,
+  ctx.local(),
   ...Object.values(SERVER_KEY_SETTINGS).map((setting) => Boolean(ctx.env[setting])),
 ];
 

@@ -40,7 +40,7 @@ describe("POST /auth/complete with the development provider (the local default)"
     const lifetime = new Date(expires_at).getTime() - Date.now();
     expect(lifetime).toBeGreaterThan(7 * 86_400_000 - 60_000);
     expect(lifetime).toBeLessThanOrEqual(7 * 86_400_000);
-    expect(await verifySessionToken({ env, local: false }, token)).toBe(user.id);
+    expect(await verifySessionToken({ env, local: () => false }, token)).toBe(user.id);
 
     const created = await api<{ created_by: string }>("/api/v1/blocks", {
       method: "POST",
@@ -237,7 +237,7 @@ describe("the Clerk provider (faked at the fetch boundary)", () => {
 });
 
 describe("configuration", () => {
-  const deployed = (vars: Partial<Env>) => ({ env: { ...env, ...vars } as Env, local: false });
+  const deployed = (vars: Partial<Env>) => ({ env: { ...env, ...vars } as Env, local: () => false });
 
   it("a deployment cannot use the development provider, whatever its configuration says", () => {
     for (const vars of [
@@ -252,7 +252,7 @@ describe("configuration", () => {
     }
     // Unset, a deployment gets Clerk; local work gets the development provider.
     expect(identityProviderFor(deployed({ ENVIRONMENT: "production", AUTH_PROVIDER: "" })).name).toBe("clerk");
-    const local = { env: { ...env, ENVIRONMENT: "development", AUTH_PROVIDER: "" } as Env, local: true };
+    const local = { env: { ...env, ENVIRONMENT: "development", AUTH_PROVIDER: "" } as Env, local: () => true };
     expect(identityProviderFor(local).name).toBe("development");
   });
 
@@ -283,11 +283,11 @@ describe("configuration", () => {
   });
 
   it("`wrangler dev` without SESSION_SECRET still has sessions (a development-only secret)", async () => {
-    const local = { env: { ...env, ENVIRONMENT: "development", SESSION_SECRET: "" } as Env, local: true };
+    const local = { env: { ...env, ENVIRONMENT: "development", SESSION_SECRET: "" } as Env, local: () => true };
     const session = await completeSignIn(createContext(local), `dev:${uniqueEmail()}`);
     expect(await verifySessionToken(local, session.token)).toBe(session.user.id);
     // ...and such a token is worth nothing where a real secret is set.
-    await expect(verifySessionToken({ env, local: false }, session.token)).rejects.toMatchObject({ status: 401 });
+    await expect(verifySessionToken({ env, local: () => false }, session.token)).rejects.toMatchObject({ status: 401 });
   });
 
   it("refuses a session token without an expiry", async () => {

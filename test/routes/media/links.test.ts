@@ -27,7 +27,7 @@ import {
 } from "../../helpers/media";
 
 /** The key links are signed with in tests (the development-only default: no secret is configured). */
-const secret = mediaSigningSecret({ env, local: false });
+const secret = mediaSigningSecret({ env, local: () => false });
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Bytes a random file holds, so two files never share content by chance. */
@@ -409,7 +409,7 @@ describe("how bytes are served", () => {
 
 describe("MEDIA_SIGNING_SECRET", () => {
   const contextWith = (ENVIRONMENT: string, MEDIA_SIGNING_SECRET: string | undefined, local: boolean) =>
-    createContext({ env: { ...env, ENVIRONMENT, MEDIA_SIGNING_SECRET } as Env, local });
+    createContext({ env: { ...env, ENVIRONMENT, MEDIA_SIGNING_SECRET } as Env, local: () => local });
 
   it("local work may use the development-only default; anywhere else it is a 503 naming the secret", async () => {
     expect(mediaSigningSecret(contextWith("test", undefined, false))).toBe(secret);

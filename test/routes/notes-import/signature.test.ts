@@ -24,7 +24,7 @@ describe("the webhook signature", () => {
 
 describe("notes configuration", () => {
   const contextWith = (overrides: Partial<Env>, local = false) =>
-    createContext({ env: { ...env, ...overrides } as Env, local });
+    createContext({ env: { ...env, ...overrides } as Env, local: () => local });
 
   it("the timeout: 10 s by default, 1 to 60 s", () => {
     const timeout = (value: string) => notesWebhookTimeoutMs({ NOTES_WEBHOOK_TIMEOUT_SECONDS: value });

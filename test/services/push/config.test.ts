@@ -15,7 +15,8 @@ async function keyPair(): Promise<{ publicKey: string; privateKey: string }> {
   return { publicKey: base64url(publicKey), privateKey: jwk.d as string };
 }
 
-const contextWith = (overrides: Partial<Env>, local = false) => createContext({ env: { ...env, ...overrides }, local });
+const contextWith = (overrides: Partial<Env>, local = false) =>
+  createContext({ env: { ...env, ...overrides }, local: () => local });
 
 const production = async (overrides: Partial<Env> = {}) => {
   const pair = await keyPair();

@@ -15,7 +15,7 @@ import {
 import { toBase64 } from "../../../src/services/transcription/transcribe";
 
 const contextWith = (overrides: Partial<Env> & TranscriptionBindings, local = false) =>
-  createContext({ env: { ...env, ...overrides } as Env, local });
+  createContext({ env: { ...env, ...overrides } as Env, local: () => local });
 
 describe("transcription limits", () => {
   it("TRANSCRIPTION_MAX_BYTES: 25 MiB by default, clamped to 1 KiB .. 100 MiB", () => {
