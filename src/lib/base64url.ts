@@ -22,8 +22,20 @@ export function decodeBase64Url(text: string): Uint8Array | null {
 export function encodeBase64Url(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return urlSafe(btoa(binary));
 }
+
+const BEYOND_ASCII = /[^\p{ASCII}]/u;
+
+/**
+ * The canonical base64url of text's UTF-8 bytes. ASCII text is its own UTF-8, so it goes to
+ * `btoa` as it is: what every entity tag does (ids, times and numbers), read or written.
+ */
+export function encodeBase64UrlText(text: string): string {
+  return !BEYOND_ASCII.test(text) ? urlSafe(btoa(text)) : encodeBase64Url(new TextEncoder().encode(text));
+}
+
+const urlSafe = (base64: string): string => base64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 
 /** Characters of the canonical base64url of `byteCount` bytes. */
 export const base64UrlLength = (byteCount: number): number => Math.ceil((byteCount * 4) / 3);

@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { decodeBase64Url, encodeBase64Url } from "./base64url";
+import { decodeBase64Url, encodeBase64Url, encodeBase64UrlText } from "./base64url";
 import { ApiError, badRequest } from "./errors";
 
 // Validators and preconditions (RFC 9110 §8.8.3 ETag, §13.1.1 If-Match, §13.1.2 If-None-Match).
@@ -19,8 +19,7 @@ export interface Validator {
 
 /** The strong entity tag of a validator, quoted as the `ETag` field carries it. */
 export function entityTag(validator: Validator): string {
-  const payload = new TextEncoder().encode(JSON.stringify([validator.id, ...validator.parts]));
-  return `"${validator.kind}.${encodeBase64Url(payload)}"`;
+  return `"${validator.kind}.${encodeBase64UrlText(JSON.stringify([validator.id, ...validator.parts]))}"`;
 }
 
 /** A tag of a request field: its opaque part (quotes included) and whether it was marked weak (`W/`). */
