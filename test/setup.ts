@@ -10,6 +10,14 @@ import { recordMigratedDatabase, resetToMigratedDatabase } from "./helpers/migra
 // share, and workerd refuses a request that waits on another request's I/O ("Cannot perform I/O on
 // behalf of a different request"). test/lib/lazy-app.test.ts covers the lazy loading itself.
 await Promise.all(ROUTE_GROUPS.map((group) => group.load()));
+// The same for the modules a request imports when it needs them (services/payments/stripe.ts,
+// services/exports/export.ts, services/quick-tasks/quick-tasks.ts): concurrent webhook deliveries
+// were the first to load `stripe` in some runs.
+await Promise.all([
+  import("stripe"),
+  import("../src/services/content/pdf"),
+  import("../src/services/quick-tasks/local-parser"),
+]);
 
 // Idempotent: applied migrations are recorded in the d1_migrations table. The first file of the run
 // finds the database empty and records it as the migrations left it; every later file starts from that
