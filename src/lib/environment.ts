@@ -5,7 +5,7 @@ import type { RequestContext } from "./context";
  * Whether this request may use what exists for local work only (the development
  * sign-in provider, the development session secret and VAPID key, plain http to
  * this machine): the test suite, or `ENVIRONMENT = "development"` on a connection
- * from this machine (`ctx.local`, `connectsFromLoopback`). A top-level configuration
+ * from this machine (`ctx.local()`, `connectsFromLoopback`). A top-level configuration
  * deployed by mistake (`wrangler deploy` without `--env production`) says
  * "development" too, but no request to a deployment comes from a loopback address.
  */

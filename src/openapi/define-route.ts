@@ -373,16 +373,21 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
  */
 export function headersCanFail(headers: unknown): boolean {
   if (!(headers instanceof z.ZodObject)) return headers !== undefined;
+  // A refinement of the whole object, or a rule for headers it does not name (`.strict()`, `.catchall()`).
+  const { checks, catchall } = headers._zod.def;
+  if (checks?.length || (catchall !== undefined && !(catchall instanceof z.ZodUnknown))) return true;
   return Object.values(headers.shape as Record<string, z.ZodType>).some((field) => {
-    const value = field instanceof z.ZodOptional ? field.unwrap() : field;
-    return !(field instanceof z.ZodOptional && value instanceof z.ZodString && !value._zod.def.checks?.length);
+    if (!(field instanceof z.ZodOptional) || field._zod.def.checks?.length) return true;
+    const value = field.unwrap();
+    return !(value instanceof z.ZodString) || Boolean(value._zod.def.checks?.length);
   });
 }
 
 /**
  * The router every resource builds its routes on: one validation hook, one error shape. A route
  * is described in the contract as declared; its request headers are validated only when their
- * schema can refuse one (`headersCanFail`): each route reads the headers it acts on itself.
+ * schema can refuse one (`headersCanFail`): each route reads the headers it acts on itself, with
+ * `c.req.header()` (`c.req.valid("header")` is undefined on a route served without the validator).
  */
 export function createRouter(): OpenAPIHono<AppEnv> {
   const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -28,6 +28,23 @@ describe("headersCanFail", () => {
     expect(headersCanFail(z.string())).toBe(true);
   });
 
+  it("is true for a refinement of one header or of them all, or a rule for headers not named", () => {
+    expect(
+      headersCanFail(
+        z.object({
+          "X-Id": z
+            .string()
+            .optional()
+            .refine((v) => v !== "x"),
+        }),
+      ),
+    ).toBe(true);
+    expect(headersCanFail(z.object({ "X-Id": optionalText }).refine((h) => h["X-Id"] !== "x"))).toBe(true);
+    expect(headersCanFail(z.object({ "X-Id": optionalText }).strict())).toBe(true);
+    expect(headersCanFail(z.object({ "X-Id": optionalText }).catchall(z.number()))).toBe(true);
+    expect(headersCanFail(z.object({ "X-Id": optionalText }).extend({ "X-Other": optionalText }))).toBe(false);
+  });
+
   it("holds for every route this service serves: none of them validates its headers", async () => {
     const routers = await Promise.all(ROUTE_GROUPS.map((group) => group.load()));
     const routes = routers.flatMap((router) => router.openAPIRegistry.definitions).filter((d) => d.type === "route");
