@@ -1,6 +1,9 @@
 import { applyD1Migrations, env, runInDurableObject } from "cloudflare:test";
 import { afterEach } from "vitest";
 import { ROUTE_GROUPS } from "../src/lazy-app";
+import { loadPdfWriter } from "../src/services/exports/export";
+import { loadStripe } from "../src/services/payments/stripe";
+import { loadLocalParser } from "../src/services/quick-tasks/quick-tasks";
 import { recordMigratedDatabase, resetToMigratedDatabase } from "./helpers/migrated-database";
 
 // Every router's module loaded before any test, through the Worker's own loaders: the Worker loads
@@ -10,14 +13,10 @@ import { recordMigratedDatabase, resetToMigratedDatabase } from "./helpers/migra
 // share, and workerd refuses a request that waits on another request's I/O ("Cannot perform I/O on
 // behalf of a different request"). test/lib/lazy-app.test.ts covers the lazy loading itself.
 await Promise.all(ROUTE_GROUPS.map((group) => group.load()));
-// The same for the modules a request imports when it needs them (services/payments/stripe.ts,
-// services/exports/export.ts, services/quick-tasks/quick-tasks.ts): concurrent webhook deliveries
-// were the first to load `stripe` in some runs.
-await Promise.all([
-  import("stripe"),
-  import("../src/services/content/pdf"),
-  import("../src/services/quick-tasks/local-parser"),
-]);
+// The same for the modules a request imports when it needs them, through the same import() calls
+// (the runner resolves an import() per importing module): concurrent webhook deliveries were the
+// first to load `stripe` in some runs.
+await Promise.all([loadStripe(), loadPdfWriter(), loadLocalParser()]);
 
 // Idempotent: applied migrations are recorded in the d1_migrations table. The first file of the run
 // finds the database empty and records it as the migrations left it; every later file starts from that

@@ -178,11 +178,15 @@ export async function exportPage(ctx: UserContext, id: string, requested?: Expor
   if (format === "html") {
     return { filename, contentType, body: encode(contentToHtml(document.items, { title: document.title })) };
   }
-  // pdf-lib (with its fonts' metrics, decompressed as it loads) is loaded by the first PDF export,
-  // not at every isolate's startup (docs/performance.md, Startup).
-  const { contentToPdf } = await import("../content/pdf");
+  const { contentToPdf } = await loadPdfWriter();
   return { filename, contentType, body: await contentToPdf(document.items, { title: document.title }) };
 }
+
+/**
+ * The PDF writer: pdf-lib (with its fonts' metrics, decompressed as it loads) is loaded by the first
+ * PDF export, not at every isolate's startup (docs/performance.md, Startup).
+ */
+export const loadPdfWriter = () => import("../content/pdf");
 
 /**
  * A page's or row's markdown export as text (what `exportPage` writes as its markdown file), with

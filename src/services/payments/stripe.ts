@@ -38,7 +38,7 @@ const STRIPE_RETRIES = 1;
  * which an isolate then builds only when a request needs it, not at startup for every request
  * (docs/performance.md, Startup).
  */
-const loadStripe = async (): Promise<typeof Stripe> => (await import("stripe")).default;
+export const loadStripe = async (): Promise<typeof Stripe> => (await import("stripe")).default;
 
 /** 503 `unavailable` unless STRIPE_SECRET_KEY is set: what a caller learns before anything else. */
 export function requireStripeKey(ctx: RequestContext): string {

@@ -81,11 +81,15 @@ async function parseText(
       });
     }
   }
-  // chrono-node (which builds its English parsers as it loads) is loaded by the first local parse,
-  // not at every isolate's startup (docs/performance.md, Startup).
-  const { parseQuickTaskLocally } = await import("./local-parser");
+  const { parseQuickTaskLocally } = await loadLocalParser();
   return { parse: parseQuickTaskLocally(input.text, input.timezone, referenceAt), parser: "local", fallbackReason };
 }
+
+/**
+ * The local parser: chrono-node (which builds its English parsers as it loads) is loaded by the
+ * first local parse, not at every isolate's startup (docs/performance.md, Startup).
+ */
+export const loadLocalParser = () => import("./local-parser");
 
 interface ResolvedTarget {
   /** Undefined only in a preview before the built-in Tasks database is installed. */
