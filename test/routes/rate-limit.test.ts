@@ -5,6 +5,7 @@ import { api, createUser, type TestUser } from "../helpers/api";
 import { addApiKey, MALFORMED_AUTHORIZATION, revokeApiKey } from "../helpers/auth-matrix";
 import { type ContractOperation, concrete, contractOperations, securedOf } from "../helpers/contract";
 import { sessionOf } from "../helpers/cursor-matrix";
+import { startEarlyInAWindow } from "../helpers/rate-windows";
 
 // Each credential's quota (draft-ietf-httpapi-ratelimit-headers-11): every answer to a valid
 // credential carries RateLimit-Policy and RateLimit, a credential past its quota gets a 429 with
@@ -122,14 +123,8 @@ describe("a credential past its quota (a binding of three a minute)", () => {
     );
   const read = (who: string | TestUser) => call("/api/v1/blocks?limit=1", typeof who === "string" ? who : who.key);
 
-  /** Windows are aligned to the clock: a test counting within one waits out the last seconds of a window. */
-  async function startEarlyInAWindow(): Promise<void> {
-    const left = WINDOW - ((Date.now() / 1000) % WINDOW);
-    if (left < 10) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 100));
-  }
-
   it("three answers count down to r=0; the fourth is a 429 with Retry-After, the envelope and no D1 round trip", async () => {
-    await startEarlyInAWindow();
+    await startEarlyInAWindow(WINDOW);
     const user = await createUser();
     const remaining: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -170,7 +165,7 @@ describe("a credential past its quota (a binding of three a minute)", () => {
   });
 
   it("each API key has its own quota; a user's app sessions share the user's, apart from the keys", async () => {
-    await startEarlyInAWindow();
+    await startEarlyInAWindow(WINDOW);
     const user = await createUser();
     for (let i = 0; i < 3; i++) expect((await read(user)).status).toBe(200);
     expect((await read(user)).status).toBe(429);
@@ -184,7 +179,7 @@ describe("a credential past its quota (a binding of three a minute)", () => {
   });
 
   it("a remembered key revoked since: counted, then refused with a 401 that carries neither field", async () => {
-    await startEarlyInAWindow();
+    await startEarlyInAWindow(WINDOW);
     const user = await createUser();
     const key = await addApiKey(user);
     expect((await read(key)).status).toBe(200);
@@ -197,7 +192,7 @@ describe("a credential past its quota (a binding of three a minute)", () => {
   });
 
   it("a refusal of another kind still reports the quota: a read-only key's write is a 403 with both fields", async () => {
-    await startEarlyInAWindow();
+    await startEarlyInAWindow(WINDOW);
     const user = await createUser();
     const session = await sessionOf(user);
     const created = await call("/api/v1/api-keys", session, {

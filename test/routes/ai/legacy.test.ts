@@ -8,6 +8,7 @@ import {
   PROVIDER_ENDPOINTS,
   streamedResponse,
 } from "../../helpers/fake-ai-provider";
+import { startEarlyInAWindow } from "../../helpers/rate-windows";
 import { type FakedThirdParties, fakeThirdParties } from "../../helpers/third-party";
 import { auditRecords, captureConsole, expectNowhere, LEGACY, newProviderKey } from "./helpers";
 
@@ -144,6 +145,7 @@ describe("the legacy AI paths", () => {
   });
 
   it("are rate limited per client address: past 30 a minute a 429 with Retry-After, before any provider call", async () => {
+    await startEarlyInAWindow();
     faked = fakeThirdParties(aiProviders());
     const address = clientAddress();
     const body = { prompt: "Hi", model: "gpt-4o-mini", apiKey: "k" };

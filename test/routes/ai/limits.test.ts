@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createUser, type TestUser } from "../../helpers/api";
 import { aiProviders, MODELS } from "../../helpers/fake-ai-provider";
+import { startEarlyInAWindow } from "../../helpers/rate-windows";
 import { type FakedThirdParties, fakeThirdParties } from "../../helpers/third-party";
 import { auditRecords, captureConsole, eventually, newProviderKey, openStreamWith, streamWith } from "./helpers";
 
@@ -35,6 +36,7 @@ async function liveLeases(user: TestUser): Promise<number> {
 
 describe("the rate of streams on the server's key, per user", () => {
   it("past 20 a minute: a 429 with Retry-After before any call to the provider; others and own keys unaffected", async () => {
+    await startEarlyInAWindow();
     faked = fakeThirdParties(aiProviders());
     const user = await createUser();
     for (let i = 0; i < 20; i++) {
@@ -63,6 +65,7 @@ describe("the rate of streams on the server's key, per user", () => {
   });
 
   it("the openai-compatible server without the caller's key is the server's too", async () => {
+    await startEarlyInAWindow();
     faked = fakeThirdParties(aiProviders());
     const user = await createUser();
     const body = { model: MODELS["openai-compatible"], prompt: "Hi" };
@@ -71,6 +74,7 @@ describe("the rate of streams on the server's key, per user", () => {
   });
 
   it("the openai-compatible server with a key of the caller's is the server's too: the key does not exempt it", async () => {
+    await startEarlyInAWindow();
     faked = fakeThirdParties(aiProviders());
     const user = await createUser();
     for (let i = 0; i < 20; i++) {

@@ -5,6 +5,7 @@ import { createApp } from "../../../src/app";
 import { createUser, documentedResponses, newClientAddress, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, MALFORMED_AUTHORIZATION } from "../../helpers/auth-matrix";
 import { captureConsole } from "../../helpers/console";
+import { startEarlyInAWindow } from "../../helpers/rate-windows";
 import { type FakedThirdParties, fakeThirdParties, untilAborted } from "../../helpers/third-party";
 
 const PATH = "/notes-import";
@@ -413,6 +414,7 @@ describe("not configured: 503 unavailable naming the setting, and nothing is sen
 
 describe("the rate limit, per user", () => {
   it("past 30 requests a minute from one user (from any address), a 429 with Retry-After, and nothing more is sent", async () => {
+    await startEarlyInAWindow();
     faked = accepting();
     const user = await createUser();
     for (let i = 0; i < 30; i++)

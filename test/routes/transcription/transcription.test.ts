@@ -9,6 +9,7 @@ import {
 } from "../../../src/services/transcription/config";
 import { documentedResponses, newClientAddress } from "../../helpers/api";
 import { captureConsole } from "../../helpers/console";
+import { startEarlyInAWindow } from "../../helpers/rate-windows";
 import { type FakedThirdParties, fakeThirdParties, untilAborted } from "../../helpers/third-party";
 import { ACCEPTED_RECORDINGS, PDF_BYTES, PNG_BYTES, TEXT_BYTES, THREE_GP_BYTES, wavBytes } from "./audio-fixtures";
 
@@ -508,6 +509,7 @@ describe("the Workers AI binding, when one is bound", () => {
 
 describe("the open-route rate limit", () => {
   it("past 30 requests a minute from one client address, a 429 with Retry-After; other addresses are counted apart", async () => {
+    await startEarlyInAWindow();
     const client = clientAddress();
     // Requests refused for their body still count: the limit comes first.
     for (let i = 0; i < 30; i++) expect((await send({}, CONFIGURED, client)).status).toBe(400);
