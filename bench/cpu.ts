@@ -18,6 +18,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { defer, undoAll, undoAllOnSignals } from "./cleanup.ts";
+import { openDevtools } from "./devtools.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import { seedDatabase } from "./seed.ts";
 import type { build as buildFunction, Server, startServer as startFunction } from "./servers.ts";
@@ -71,30 +72,6 @@ function load(url: string, headers: Record<string, string>, amount: number): Pro
       error ? fail(error) : done(result.non2xx),
     );
   });
-}
-
-/** Devtools calls to the Worker isolate of a server (wrangler's inspector proxy takes one client). */
-async function devtools(server: Server) {
-  const targets = (await (await fetch(`${server.inspector}/json/list`)).json()) as { webSocketDebuggerUrl?: string }[];
-  const url = targets[0]?.webSocketDebuggerUrl;
-  if (!url) throw new Error(`No devtools target at ${server.inspector}`);
-  const socket = new WebSocket(url, { headers: { Origin: "http://localhost" } } as unknown as string[]);
-  await new Promise((opened) => socket.addEventListener("open", opened, { once: true }));
-  let lastId = 0;
-  const pending = new Map<number, (result: unknown) => void>();
-  socket.addEventListener("message", (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-    if (message.id !== undefined) pending.get(message.id)?.(message.result);
-  });
-  return {
-    call: (method: string, params: object = {}) =>
-      new Promise<unknown>((answered) => {
-        const id = ++lastId;
-        pending.set(id, answered);
-        socket.send(JSON.stringify({ id, method, params }));
-      }),
-    close: () => socket.close(),
-  };
 }
 
 interface CpuProfile {
@@ -151,7 +128,7 @@ async function main(): Promise<void> {
     for (const side of served) await load(urlOf(side), side.headers, WARM_UP_REQUESTS);
     if (values.profile) {
       for (const [i, side] of served.entries()) {
-        const inspector = await devtools(side.server);
+        const inspector = await openDevtools(side.server.inspector);
         await inspector.call("Profiler.enable");
         await inspector.call("Profiler.setSamplingInterval", { interval: 100 });
         await inspector.call("Profiler.start");
