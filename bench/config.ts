@@ -12,11 +12,18 @@ export const DATASET_SIZES: readonly number[] = QUICK ? [10_000] : [10_000, 100_
  * Load per server and endpoint: concurrent connections, a warm-up, then the
  * measured seconds in `slices`, taking turns with the other servers (see load.ts).
  */
+/**
+ * 16 s per server in 8 slices of 2 s. This machine's throughput swings on its own: a bare baseline
+ * alone under load went from 121 to 320 requests a second from one second to the next, in phases
+ * of several seconds (docs/performance.md, "How precise a ratio is"). Replaying those swings over
+ * two identical servers taking turns, a ratio measured over 8 s had a standard deviation of 0.065
+ * (equal servers read under 0.9 in 4% of cells); over 16 s, 0.04.
+ */
 export const LOAD = {
   connections: 10,
   warmupSeconds: QUICK ? 1 : 2,
-  measureSeconds: QUICK ? 2 : 8,
-  slices: QUICK ? 2 : 4,
+  measureSeconds: QUICK ? 2 : 16,
+  slices: QUICK ? 2 : 8,
 } as const;
 
 /**
@@ -124,11 +131,11 @@ export const DATABASES = {
   feedPage: QUICK ? 100 : 1_000,
   /** Webhook delivery latency: pages created at this pace, one webhook on a local receiver, and how long to wait for the last delivery. */
   delivery: { pages: QUICK ? 50 : 200, intervalMs: 100, waitSeconds: 30 },
-  /** Writes: sequential (1 connection) and with modest concurrency, per server, taking turns (see load.ts). */
+  /** Writes: sequential (1 connection) and with modest concurrency, per server, taking turns (see load.ts); 16 s in 8 slices, as LOAD. */
   writeConnections: [1, 4] as readonly number[],
   writeLoad: QUICK
     ? { connections: 1, warmupSeconds: 1, measureSeconds: 2, slices: 2 }
-    : { connections: 1, warmupSeconds: 1, measureSeconds: 8, slices: 4 },
+    : { connections: 1, warmupSeconds: 1, measureSeconds: 16, slices: 8 },
   /** Blocks of the tree duplicated, and how many times (each copy from the original). */
   duplicateBlocks: 1_000,
   duplicateRepeats: QUICK ? 3 : 5,
