@@ -13,11 +13,11 @@ export const DATASET_SIZES: readonly number[] = QUICK ? [10_000] : [10_000, 100_
  * measured seconds in `slices`, taking turns with the other servers (see load.ts).
  */
 /**
- * 16 s per server in 8 slices of 2 s. This machine's throughput swings on its own: a bare baseline
- * alone under load went from 121 to 320 requests a second from one second to the next, in phases
- * of several seconds (docs/performance.md, "How precise a ratio is"). Replaying those swings over
- * two identical servers taking turns, a ratio measured over 8 s had a standard deviation of 0.065
- * (equal servers read under 0.9 in 4% of cells); over 16 s, 0.04.
+ * 16 s per server in 8 slices of 2 s. This machine's throughput swings on its own: the bare baseline
+ * alone under load went between 97 and 384 requests a second from one second to the next, in phases
+ * of several seconds (`npm run bench:noise`; docs/performance.md, "How precise a ratio is").
+ * Replaying those swings over equal servers taking turns, a ratio measured over 8 s had a standard
+ * deviation of 0.085 (equal servers read under 0.9 in 9% of cells); over 16 s, 0.052 (2%).
  */
 export const LOAD = {
   connections: 10,
