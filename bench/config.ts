@@ -1,6 +1,6 @@
-// Knobs of `npm run bench`, in one place. The numbers keep a full run (two sizes,
-// five read endpoints and two media endpoints, two servers) under about ten
-// minutes on a 2-core machine.
+// Knobs of `npm run bench`, in one place. With these numbers a full run (content, reminders,
+// databases, then two sizes of five read endpoints and two media endpoints) takes about 36 minutes
+// on a 2-core machine.
 
 /** `npm run bench -- --quick`: one small size and short runs, to check the bench itself works. */
 export const QUICK = process.argv.includes("--quick");
@@ -9,15 +9,13 @@ export const QUICK = process.argv.includes("--quick");
 export const DATASET_SIZES: readonly number[] = QUICK ? [10_000] : [10_000, 100_000];
 
 /**
- * Load per server and endpoint: concurrent connections, a warm-up, then the
- * measured seconds in `slices`, taking turns with the other servers (see load.ts).
- */
-/**
- * 16 s per server in 8 slices of 2 s. This machine's throughput swings on its own: the bare baseline
- * alone under load went between 97 and 384 requests a second from one second to the next, in phases
- * of several seconds (`npm run bench:noise`; docs/performance.md, "How precise a ratio is").
- * Replaying those swings over equal servers taking turns, a ratio measured over 8 s had a standard
- * deviation of 0.085 (equal servers read under 0.9 in 9% of cells); over 16 s, 0.052 (2%).
+ * Load per server and endpoint: concurrent connections, a warm-up, then the measured seconds in
+ * `slices`, taking turns with the other servers (see load.ts). 16 s in 8 slices of 2 s: this
+ * machine's throughput swings on its own (the bare baseline alone under load went between 97 and
+ * 384 requests a second from one second to the next, in phases of several seconds: `npm run
+ * bench:noise`, docs/performance.md "How precise a ratio is"). Replayed over four equal servers
+ * taking turns as the reads do, a ratio measured over 8 s had a standard deviation of 0.085 (equal
+ * servers under 0.9 in 9% of cells), over 16 s 0.052 (2%). The writes take the same measure.
  */
 export const LOAD = {
   connections: 10,

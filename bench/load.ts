@@ -6,7 +6,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 import { LOAD } from "./config.ts";
 
-const DRAIN_MILLISECONDS = 500;
+/** The pause after each slice of measureInTurn (bench/noise.ts replays it). */
+export const DRAIN_MILLISECONDS = 500;
 
 export interface LoadResult {
   requestsPerSecond: number;

@@ -2,15 +2,17 @@
 //
 // How precise a throughput ratio can be on this machine. The bare baseline alone serves `get-one`
 // (10,000 blocks, 10 connections) for `--seconds`, and every answer's arrival is counted in 100 ms
-// bins. Whatever the rate does then is the machine's own doing: one server, one request, nothing
-// else running. The series is then replayed over four identical servers taking turns as
-// `measureInTurn` has them (A B C D A B C D ..., slices of a given length with the drain between
-// them), starting at every offset the series allows: the ratio of two of those equal servers is
-// what the bench would report for a Worker exactly as fast as its baseline. Its spread, per slice
-// length and measured time, is the precision of one cell of `npm run bench`.
+// bins. Whatever the rate does then is the machine's and that one server's own doing (its GC, its
+// SQLite writes), not a difference between servers. The series is then replayed over four identical
+// servers taking turns as `measureInTurn` has them for the reads (A B C D A B C D ..., slices of a
+// given length with the drain between them), starting at every offset the series allows: the ratio
+// of two of those equal servers is what the bench would report for a Worker exactly as fast as its
+// baseline. Its spread, per slice length and measured time, is the precision of one read cell of
+// `npm run bench`.
 //
-// A model with one assumption: the swings hit every server alike at a given moment (they come from
-// the machine, not the server). Run it alone on the machine, as the bench.
+// A model with one assumption: the swings hit every server alike at a given moment. The starts
+// overlap: at 240 s, a 16 s replay has about three independent windows, so the shares under 0.9 are
+// rough (the `windows` column says how many). Run it alone on the machine, as the bench.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,20 +20,25 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { defer, undoAll, undoAllOnSignals } from "./cleanup.ts";
 import { LOAD } from "./config.ts";
+import { DRAIN_MILLISECONDS } from "./load.ts";
 import { seedDatabase } from "./seed.ts";
 import { build, startServer } from "./servers.ts";
 import { workerCompatibilityDate } from "./wrangler.ts";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "240" } } });
 const SECONDS = Number(values.seconds);
+if (!Number.isInteger(SECONDS) || SECONDS < 30)
+  throw new Error(`--seconds must be a whole number of seconds, at least 30`);
 const BIN_MS = 100;
+/** Bins of the series' first and last second, left out: the load starts and ends in them. */
+const EDGE_BINS = 1000 / BIN_MS;
 /** Servers taking turns in the bench's reads: the Worker and the baseline at two sizes. */
 const SERVERS_IN_TURN = 4;
-/** measureInTurn's pause after each slice (load.ts). */
-const DRAIN_BINS = 5;
+/** measureInTurn's pause after each slice. */
+const DRAIN_BINS = DRAIN_MILLISECONDS / BIN_MS;
 const TARGET_RATIO = 0.9;
 
-/** Answers per BIN_MS of the bare baseline under load, for `seconds`. */
+/** 2xx answers per BIN_MS of the bare baseline under load, for `seconds`, without the first and last second. */
 async function arrivals(url: string, headers: Record<string, string>, seconds: number): Promise<number[]> {
   const started = Date.now();
   const at: number[] = [];
@@ -39,19 +46,29 @@ async function arrivals(url: string, headers: Record<string, string>, seconds: n
     const instance = autocannon({ url, headers, connections: LOAD.connections, duration: seconds }, (error) =>
       error ? fail(error) : done(),
     );
-    instance.on("response", () => at.push(Date.now() - started));
+    instance.on("response", (_client: unknown, statusCode: number) => {
+      if (statusCode < 200 || statusCode > 299) {
+        instance.stop();
+        fail(new Error(`The baseline answered ${statusCode}: the series would not be of its answers`));
+      }
+      at.push(Date.now() - started);
+    });
   });
   const bins = new Array<number>(Math.ceil((seconds * 1000) / BIN_MS)).fill(0);
   for (const ms of at) {
     const bin = Math.floor(ms / BIN_MS);
     if (bin < bins.length) bins[bin] = (bins[bin] ?? 0) + 1;
   }
-  return bins;
+  return bins.slice(EDGE_BINS, -EDGE_BINS);
 }
 
 interface Spread {
-  /** Start offsets the series allowed. */
+  /** Start offsets the series allowed (overlapping). */
   samples: number;
+  /** Replays that fit in the series side by side: how many of the samples are independent. */
+  windows: number;
+  /** Seconds of series one replay spans. */
+  spanSeconds: number;
   /** Standard deviation of the ratio of two equal servers. */
   deviation: number;
   /** Share of those ratios under TARGET_RATIO. */
@@ -75,10 +92,15 @@ function replay(bins: readonly number[], sliceBins: number, measuredBins: number
     const [first = 0, second = 0] = served;
     if (second > 0) ratios.push(first / second);
   }
+  const windows = Math.floor(bins.length / span);
+  const spanSeconds = (span * BIN_MS) / 1000;
+  if (ratios.length === 0) return { samples: 0, windows, spanSeconds, deviation: Number.NaN, under: Number.NaN };
   const mean = ratios.reduce((total, r) => total + r, 0) / ratios.length;
   const variance = ratios.reduce((total, r) => total + (r - mean) ** 2, 0) / ratios.length;
   return {
     samples: ratios.length,
+    windows,
+    spanSeconds,
     deviation: Math.sqrt(variance),
     under: ratios.filter((r) => r < TARGET_RATIO).length / ratios.length,
   };
@@ -116,13 +138,16 @@ async function main(): Promise<void> {
   console.log(
     `\nTwo equal servers of ${SERVERS_IN_TURN} taking turns, the ratio the bench would report (bench now: ${LOAD.measureSeconds} s in ${LOAD.slices} slices):`,
   );
-  console.log("slice s\tmeasured s\tstarts\tstd dev\tunder 0.9");
+  console.log("slice s\tmeasured s\tstarts\twindows\tstd dev\tunder 0.9");
   for (const measured of [8, 16, 32]) {
     for (const slice of [0.5, 1, 2]) {
       const spread = replay(bins, Math.round((slice * 1000) / BIN_MS), Math.round((measured * 1000) / BIN_MS));
-      if (spread.samples === 0) continue;
+      if (spread.samples === 0) {
+        console.log(`${slice}\t${measured}\t-\t-\t-\t-\t(needs a series of ${spread.spanSeconds} s)`);
+        continue;
+      }
       console.log(
-        `${slice}\t${measured}\t${spread.samples}\t${spread.deviation.toFixed(3)}\t${(spread.under * 100).toFixed(1)}%`,
+        `${slice}\t${measured}\t${spread.samples}\t${spread.windows}\t${spread.deviation.toFixed(3)}\t${(spread.under * 100).toFixed(1)}%`,
       );
     }
   }
