@@ -21,8 +21,13 @@ import { defer, undoAll, undoAllOnSignals } from "./cleanup.ts";
 import { openDevtools } from "./devtools.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import { seedDatabase } from "./seed.ts";
-import type { build as buildFunction, Server, startServer as startFunction } from "./servers.ts";
-import { PROJECT_ROOT, workerCompatibilityDate } from "./wrangler.ts";
+import {
+  type build as buildFunction,
+  readsBaselineSpec,
+  type Server,
+  type startServer as startFunction,
+} from "./servers.ts";
+import { PROJECT_ROOT } from "./wrangler.ts";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -113,13 +118,7 @@ async function main(): Promise<void> {
     const started = await serve(root, worker, state, `Worker ${root}`);
     served.push({ ...started, headers: { Authorization: `Bearer ${seeded.apiKey}` } });
   }
-  const baseline = {
-    name: "baseline",
-    config: "bench/baseline/wrangler.toml",
-    entry: "worker.js",
-    compatibilityDate: await workerCompatibilityDate(),
-  };
-  const started = await serve(PROJECT_ROOT, baseline, seeded.baselineState, "baseline");
+  const started = await serve(PROJECT_ROOT, await readsBaselineSpec(), seeded.baselineState, "baseline");
   served.push({ ...started, headers: { "X-Bench-User": seeded.dataset.fixtures.benchUserId } });
 
   const report: string[] = [];

@@ -22,8 +22,7 @@ import { defer, undoAll, undoAllOnSignals } from "./cleanup.ts";
 import { LOAD } from "./config.ts";
 import { DRAIN_MILLISECONDS } from "./load.ts";
 import { seedDatabase } from "./seed.ts";
-import { build, startServer } from "./servers.ts";
-import { workerCompatibilityDate } from "./wrangler.ts";
+import { build, readsBaselineSpec, startServer } from "./servers.ts";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "240" } } });
 const SECONDS = Number(values.seconds);
@@ -50,6 +49,7 @@ async function arrivals(url: string, headers: Record<string, string>, seconds: n
       if (statusCode < 200 || statusCode > 299) {
         instance.stop();
         fail(new Error(`The baseline answered ${statusCode}: the series would not be of its answers`));
+        return;
       }
       at.push(Date.now() - started);
     });
@@ -112,15 +112,7 @@ async function main(): Promise<void> {
   defer(() => rm(workDir, { recursive: true, force: true }));
   console.log(`Seeding 10,000 blocks and serving the baseline in ${workDir}`);
   const seeded = await seedDatabase(10_000, workDir);
-  const baseline = await build(
-    {
-      name: "baseline",
-      config: "bench/baseline/wrangler.toml",
-      entry: "worker.js",
-      compatibilityDate: await workerCompatibilityDate(),
-    },
-    join(workDir, "build"),
-  );
+  const baseline = await build(await readsBaselineSpec(), join(workDir, "build"));
   const server = await startServer(baseline, seeded.baselineState, "/");
   defer(server.stop);
   const url = `${server.origin}/api/v1/blocks/${seeded.dataset.fixtures.blockId}`;

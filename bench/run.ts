@@ -21,12 +21,10 @@ import { MEDIA_ENDPOINTS, type MediaTargets, mediaRoundTrips, verifyMedia } from
 import { runRemindersBench } from "./reminders.ts";
 import { evaluateTargets, formatTable, formatTargets, type Measurement, writeReport } from "./report.ts";
 import { seedDatabase } from "./seed.ts";
-import { type BuiltWorker, build, startBoth, type WorkerSpec } from "./servers.ts";
+import { type BuiltWorker, build, readsBaselineSpec, startBoth, type WorkerSpec } from "./servers.ts";
 import { type Target, verifyServers } from "./verify.ts";
-import { workerCompatibilityDate } from "./wrangler.ts";
 
 const WORKER: WorkerSpec = { name: "Worker", config: "wrangler.toml", entry: "index.js" };
-const BASELINE: WorkerSpec = { name: "baseline", config: "bench/baseline/wrangler.toml", entry: "worker.js" };
 
 const began = performance.now();
 const elapsed = () => `${((performance.now() - began) / 1000).toFixed(0)} s`;
@@ -160,9 +158,7 @@ async function main(): Promise<number> {
   const runDir = await mkdtemp(join(tmpdir(), "workspace-api-bench-"));
   defer(() => rm(runDir, { recursive: true, force: true }));
   log(`Building the Worker and the baseline into ${runDir}`);
-  // The baseline runs on the Worker's compatibility date, whatever that is today:
-  // same runtime behaviour, and no second date to keep in step with the installed workerd.
-  const baselineSpec = { ...BASELINE, compatibilityDate: await workerCompatibilityDate() };
+  const baselineSpec = await readsBaselineSpec();
   const workers: [BuiltWorker, BuiltWorker] = await Promise.all([
     build(WORKER, join(runDir, "build", "worker")),
     build(baselineSpec, join(runDir, "build", "baseline")),

@@ -13,7 +13,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { BENCH_CREDENTIAL_QUOTA, SERVER_START_TIMEOUT_SECONDS } from "./config.ts";
-import { buildWorker, PROJECT_ROOT, WRANGLER_COMMAND, wranglerEnv } from "./wrangler.ts";
+import { buildWorker, PROJECT_ROOT, WRANGLER_COMMAND, workerCompatibilityDate, wranglerEnv } from "./wrangler.ts";
 
 export interface WorkerSpec {
   name: string;
@@ -24,6 +24,17 @@ export interface WorkerSpec {
   /** Overrides the config's compatibility date. */
   compatibilityDate?: string;
 }
+
+/**
+ * The reads' bare baseline (baseline/worker.ts), on the Worker's compatibility date, whatever that is
+ * today: the same runtime behaviour, and no second date to keep in step with the installed workerd.
+ */
+export const readsBaselineSpec = async (): Promise<WorkerSpec> => ({
+  name: "baseline",
+  config: "bench/baseline/wrangler.toml",
+  entry: "worker.js",
+  compatibilityDate: await workerCompatibilityDate(),
+});
 
 export interface BuiltWorker extends WorkerSpec {
   /** Absolute path of the built entry module. */
