@@ -313,6 +313,16 @@ export async function listingQueries(
 export const cappedCount = (from: SQL): SQL =>
   sql`SELECT count(*) AS total FROM (SELECT 1 ${from} LIMIT ${TOTAL_COUNT_CAP + 1})`;
 
+/**
+ * The sum of capped counts of disjoint parts of a listing, in one statement (each part stops past
+ * TOTAL_COUNT_CAP, so the sum is exact up to the cap and past it whatever it is).
+ */
+export const cappedCountOfParts = (froms: readonly SQL[]): SQL =>
+  sql`SELECT ${sql.join(
+    froms.map((from) => sql`(SELECT count(*) FROM (SELECT 1 ${from} LIMIT ${TOTAL_COUNT_CAP + 1}))`),
+    sql` + `,
+  )} AS total`;
+
 /** A row without the key columns `listingQueries` added. */
 function withoutKeys<R>(row: R): R {
   const record = row as Record<string, unknown>;

@@ -4,7 +4,7 @@ import type { UserContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import {
   afterCondition,
-  cappedCount,
+  cappedCountOfParts,
   cursorValues,
   type Listing,
   listingQueries,
@@ -230,9 +230,11 @@ export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promi
     queries = [
       sql`${side(ownedBy(ctx.actor))} UNION ALL ${side(sharedOnly())}
         ORDER BY ${orderByKeys(outer)} LIMIT ${query.limit + 1} OFFSET ${query.offset}`,
-      // Two capped counts, summed by readPage: each side's index answers its own.
-      cappedCount(sql`FROM blocks b WHERE ${ownedBy(ctx.actor)} AND ${filtered}`),
-      cappedCount(sql`FROM blocks b WHERE ${sharedOnly()} AND ${filtered}`),
+      // Two capped counts summed in one statement: each side's index answers its own.
+      cappedCountOfParts([
+        sql`FROM blocks b WHERE ${ownedBy(ctx.actor)} AND ${filtered}`,
+        sql`FROM blocks b WHERE ${sharedOnly()} AND ${filtered}`,
+      ]),
     ];
   }
 
