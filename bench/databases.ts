@@ -25,7 +25,15 @@ import { type BundleFile, builtModules } from "./bundle-files.ts";
 import { defer } from "./cleanup.ts";
 import { DATABASES } from "./config.ts";
 import { type DatabasesSeed, NAMES, NOTES, type SeededTable, seedDatabases, storedValues } from "./databases-seed.ts";
-import { type LoadResult, type LoadTarget, measureInTurn, percentile, REQUEST_NUMBER, roundTripsOf } from "./load.ts";
+import {
+  type LoadResult,
+  type LoadTarget,
+  measureInTurn,
+  percentile,
+  REQUEST_NUMBER,
+  ratioText,
+  roundTripsOf,
+} from "./load.ts";
 import { formatTargets, RESULTS_DIR, type TargetCheck, targetsMarkdown } from "./report.ts";
 import { type BuiltWorker, build, type Server, startBoth, startServer, type WorkerSpec } from "./servers.ts";
 import { type DeliveryLatency, measureDeliveryLatency } from "./webhook-latency.ts";
@@ -1038,7 +1046,7 @@ function evaluate(report: Omit<DatabasesReport, "targets" | "notes">): TargetChe
     checks.push({
       target: `${write.idempotencyKey ? "keyed write (Idempotency-Key)" : "write"} throughput ratio >= ${min}`,
       subject: `${write.name} x${write.connections}`,
-      value: `${fixed(r, 2)}${failed > 0 ? ` (${failed} failed requests: ${write.worker.firstFailure ?? write.baseline.firstFailure})` : ""}`,
+      value: `${ratioText(write.worker, write.baseline)}${failed > 0 ? ` (${failed} failed requests: ${write.worker.firstFailure ?? write.baseline.firstFailure})` : ""}`,
       pass: r >= min && failed === 0,
     });
   }
@@ -1047,7 +1055,7 @@ function evaluate(report: Omit<DatabasesReport, "targets" | "notes">): TargetChe
     checks.push({
       target: `write throughput with the change log >= ${minWriteRatioWithoutLog} of the baseline without it`,
       subject: `${write.name} x${write.connections}`,
-      value: fixed(ratio(write.worker.requestsPerSecond, write.baselineWithoutLog.requestsPerSecond), 2),
+      value: ratioText(write.worker, write.baselineWithoutLog),
       pass:
         ratio(write.worker.requestsPerSecond, write.baselineWithoutLog.requestsPerSecond) >= minWriteRatioWithoutLog &&
         write.baselineWithoutLog.non2xx + write.baselineWithoutLog.errors === 0,

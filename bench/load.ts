@@ -11,6 +11,8 @@ export const DRAIN_MILLISECONDS = 500;
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Requests a second of each slice, in the order they ran (see measureInTurn). */
+  sliceRates: number[];
   /** Milliseconds, over the 2xx responses of the run. */
   p50: number;
   p99: number;
@@ -102,6 +104,7 @@ function summarise(samples: readonly Sample[]): LoadResult {
   }
   return {
     requestsPerSecond: sum((sample) => sample.requests) / sum((sample) => sample.seconds),
+    sliceRates: samples.map((sample) => sample.requests / sample.seconds),
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     requests: sum((sample) => sample.requests),
@@ -181,6 +184,28 @@ export async function measureInTurn(targets: readonly LoadTarget[], load: LoadSe
     for (const [index, target] of targets.entries()) samples[index]?.push(await runThenDrain(target, slice, load));
   }
   return samples.map(summarise);
+}
+
+/**
+ * `a`'s throughput over `b`'s, and the lowest and highest ratio of their slices paired in running
+ * order (slice i of each ran one after the other, so the machine's swings weigh on both alike):
+ * how far one cell's ratio moves with this machine's noise. NaN bounds when the slices do not pair.
+ */
+export function throughputRatio(a: LoadResult, b: LoadResult): { ratio: number; low: number; high: number } {
+  const paired = a.sliceRates.length === b.sliceRates.length && a.sliceRates.length > 0;
+  const slices = paired ? a.sliceRates.map((rate, i) => rate / (b.sliceRates[i] as number)) : [];
+  return {
+    ratio: a.requestsPerSecond / b.requestsPerSecond,
+    low: paired ? Math.min(...slices) : Number.NaN,
+    high: paired ? Math.max(...slices) : Number.NaN,
+  };
+}
+
+/** "0.86 (slices 0.78-0.95)": a throughput ratio with its slices' range (throughputRatio). */
+export function ratioText(a: LoadResult, b: LoadResult): string {
+  const { ratio, low, high } = throughputRatio(a, b);
+  const range = Number.isFinite(low) && Number.isFinite(high) ? ` (slices ${low.toFixed(2)}-${high.toFixed(2)})` : "";
+  return `${Number.isFinite(ratio) ? ratio.toFixed(2) : "-"}${range}`;
 }
 
 export interface ProbeResult {

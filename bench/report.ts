@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { DATASET_SIZES, TARGETS } from "./config.ts";
-import type { LoadResult } from "./load.ts";
+import { type LoadResult, ratioText } from "./load.ts";
 
 /** Thresholds of one endpoint where they differ from the reads' (see TARGETS). */
 export interface MeasurementTargets {
@@ -65,7 +65,7 @@ export function evaluateTargets(measurements: readonly Measurement[]): TargetChe
     checks.push({
       target: `throughput ratio >= ${minimum}`,
       subject: `${m.endpoint} @ ${compactSize(m.size)}`,
-      value: fixed(ratio(m), 2) + (suspect ? ` (failed requests: ${problems.join("; ")})` : ""),
+      value: ratioText(m.worker, m.baseline) + (suspect ? ` (failed requests: ${problems.join("; ")})` : ""),
       pass: ratio(m) >= minimum && !suspect,
     });
   }
