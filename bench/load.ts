@@ -188,8 +188,9 @@ export async function measureInTurn(targets: readonly LoadTarget[], load: LoadSe
 
 /**
  * `a`'s throughput over `b`'s, and the lowest and highest ratio of their slices paired in running
- * order (slice i of each ran one after the other, so the machine's swings weigh on both alike):
- * how far one cell's ratio moves with this machine's noise. NaN bounds when the slices do not pair.
+ * order (slice i of each ran in the same round of turns, so the machine's swings weigh on both
+ * alike): how far one cell's ratio moves with this machine's noise. NaN bounds when the slices do
+ * not pair; no range is printed when a slice of `b` answered nothing (an infinite ratio).
  */
 export function throughputRatio(a: LoadResult, b: LoadResult): { ratio: number; low: number; high: number } {
   const paired = a.sliceRates.length === b.sliceRates.length && a.sliceRates.length > 0;

@@ -317,7 +317,7 @@ export const cappedCount = (from: SQL): SQL =>
  * The sum of capped counts of disjoint parts of a listing, in one statement (each part stops past
  * TOTAL_COUNT_CAP, so the sum is exact up to the cap and past it whatever it is).
  */
-export const cappedCountOfParts = (froms: readonly SQL[]): SQL =>
+export const cappedCountOfParts = (froms: readonly [SQL, ...SQL[]]): SQL =>
   sql`SELECT ${sql.join(
     froms.map((from) => sql`(SELECT count(*) FROM (SELECT 1 ${from} LIMIT ${TOTAL_COUNT_CAP + 1}))`),
     sql` + `,
@@ -333,7 +333,7 @@ function withoutKeys<R>(row: R): R {
 
 /**
  * Turns the rows of `listingQueries` into a page: the items (presented, key columns taken off),
- * the total of the counts (summed: a listing may count in parts), and the next page's cursor.
+ * the total (the sum of the count rows given), and the next page's cursor.
  */
 export async function readPage<R, T>(
   ctx: CursorContext,
