@@ -309,9 +309,11 @@ export async function listingQueries(
   return [sql`${head}${select} WHERE ${parts.where} AND ${after} ORDER BY ${order} LIMIT ${fetch}`, count];
 }
 
+/** The rows of `from` (FROM ... WHERE ...) a count reads: no more than one past TOTAL_COUNT_CAP. */
+const rowsUpToCap = (from: SQL): SQL => sql`(SELECT 1 ${from} LIMIT ${TOTAL_COUNT_CAP + 1})`;
+
 /** A count of the rows of `from` (FROM ... WHERE ...), stopping past TOTAL_COUNT_CAP. */
-export const cappedCount = (from: SQL): SQL =>
-  sql`SELECT count(*) AS total FROM (SELECT 1 ${from} LIMIT ${TOTAL_COUNT_CAP + 1})`;
+export const cappedCount = (from: SQL): SQL => sql`SELECT count(*) AS total FROM ${rowsUpToCap(from)}`;
 
 /**
  * The sum of capped counts of disjoint parts of a listing, in one statement (each part stops past
@@ -319,7 +321,7 @@ export const cappedCount = (from: SQL): SQL =>
  */
 export const cappedCountOfParts = (froms: readonly [SQL, ...SQL[]]): SQL =>
   sql`SELECT ${sql.join(
-    froms.map((from) => sql`(SELECT count(*) FROM (SELECT 1 ${from} LIMIT ${TOTAL_COUNT_CAP + 1}))`),
+    froms.map((from) => sql`(SELECT count(*) FROM ${rowsUpToCap(from)})`),
     sql` + `,
   )} AS total`;
 

@@ -197,7 +197,7 @@ export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promi
     await cursorValues(ctx, listing, query); // a bad cursor is refused even here
     return { items: [], total: 0, hasMore: false, nextCursor: null };
   }
-  let queries: [SQL, ...SQL[]];
+  let queries: [page: SQL, count: SQL];
   if (ftsQuery !== undefined) {
     // Every match is ranked or sorted whichever the page: the cost of a search, page 1 or later.
     queries = await listingQueries(
@@ -238,6 +238,6 @@ export async function listBlocks(ctx: UserContext, query: BlockListQuery): Promi
     ];
   }
 
-  const [records, ...counts] = await batchAll<[BlockRecord, ...{ total: number }[]]>(ctx.db, queries);
-  return readPage(ctx, listing, records, counts.flat(), query, presentBlock);
+  const [records, counts] = await batchAll<[BlockRecord, { total: number }]>(ctx.db, queries);
+  return readPage(ctx, listing, records, counts, query, presentBlock);
 }
