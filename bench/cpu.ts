@@ -21,12 +21,7 @@ import { defer, undoAll, undoAllOnSignals } from "./cleanup.ts";
 import { openDevtools } from "./devtools.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import { seedDatabase } from "./seed.ts";
-import {
-  type build as buildFunction,
-  readsBaselineSpec,
-  type Server,
-  type startServer as startFunction,
-} from "./servers.ts";
+import { readsBaselineSpec, type Server, serveFromRoot, type WorkerSpec } from "./servers.ts";
 import { PROJECT_ROOT } from "./wrangler.ts";
 
 const { values, positionals } = parseArgs({
@@ -101,13 +96,8 @@ async function main(): Promise<void> {
   console.log(`Seeding 10,000 blocks and building ${roots.length} Worker(s) and the baseline in ${workDir}`);
   const seeded = await seedDatabase(10_000, workDir);
   const served: Served[] = [];
-  const serve = async (root: string, spec: Parameters<typeof buildFunction>[0], state: string, label: string) => {
-    const servers = (await import(join(root, "bench/servers.ts"))) as {
-      build: typeof buildFunction;
-      startServer: typeof startFunction;
-    };
-    const built = await servers.build(spec, join(workDir, `build-${served.length}`));
-    const server = await servers.startServer(built, state, "/");
+  const serve = async (root: string, spec: WorkerSpec, state: string, label: string) => {
+    const server = await serveFromRoot(root, spec, join(workDir, `build-${served.length}`), state);
     defer(server.stop);
     return { name: label, server };
   };

@@ -212,6 +212,24 @@ async function stopProcessGroup(child: ChildProcess): Promise<void> {
   signalGroup("SIGKILL");
 }
 
+/**
+ * Builds `spec` into `outDir` and serves it on `persistDir`, with the bench of the checkout at
+ * `root` (its own servers.ts): a git worktree holding a change builds its own sources
+ * (`bench:cpu` and `bench:writes` compare such builds).
+ */
+export async function serveFromRoot(
+  root: string,
+  spec: WorkerSpec,
+  outDir: string,
+  persistDir: string,
+): Promise<Server> {
+  const servers = (await import(join(root, "bench/servers.ts"))) as {
+    build: typeof build;
+    startServer: typeof startServer;
+  };
+  return servers.startServer(await servers.build(spec, outDir), persistDir, "/");
+}
+
 /** Starts two servers together, each on its own D1 state; if either fails, stops the other before throwing. */
 export async function startBoth(
   workers: [BuiltWorker, BuiltWorker],
