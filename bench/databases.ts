@@ -45,7 +45,7 @@ import {
   workerCompatibilityDate,
 } from "./wrangler.ts";
 
-const BASELINE: WorkerSpec = {
+export const BASELINE: WorkerSpec = {
   name: "databases baseline",
   config: "bench/baseline-databases/wrangler.toml",
   entry: "worker.js",
@@ -611,7 +611,7 @@ interface WriteSpec {
 /** The writes measured again with an Idempotency-Key on every request: what idempotency costs. */
 const KEYED_WRITES = ["create block", "PATCH block"];
 
-function writeSpecs(seed: DatabasesSeed, canonicalPageContent: unknown): WriteSpec[] {
+export function writeSpecs(seed: DatabasesSeed, canonicalPageContent: unknown): WriteSpec[] {
   const { pageId, paragraphId, rowId, database } = seed.writes;
   // REQUEST_NUMBER becomes each request's own number under load, so every update changes the
   // block and leaves its change-log event, as a client's edits do.

@@ -13,8 +13,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { defer, undoAll, undoAllOnSignals } from "./cleanup.ts";
+import { BASELINE, writeSpecs } from "./databases.ts";
 import { seedDatabases } from "./databases-seed.ts";
-import { type LoadResult, type LoadTarget, measureInTurn, REQUEST_NUMBER, ratioText } from "./load.ts";
+import { type LoadResult, type LoadTarget, measureInTurn, ratioText } from "./load.ts";
 import { type Server, serveFromRoot, type WorkerSpec } from "./servers.ts";
 import { PROJECT_ROOT, workerCompatibilityDate } from "./wrangler.ts";
 
@@ -29,7 +30,9 @@ const { values, positionals } = parseArgs({
     quick: { type: "boolean", default: false },
   },
 });
-if (values.write !== "create" && values.write !== "patch") throw new Error("--write is create or patch");
+/** `--write` names the full run's writes without a key that this loads (databases.ts, writeSpecs). */
+const WRITES = { create: "create block", patch: "PATCH block" } as const;
+if (!(values.write in WRITES)) throw new Error(`--write is one of ${Object.keys(WRITES).join(", ")}`);
 const roots = positionals.length > 0 ? positionals.map((root) => resolve(root)) : [PROJECT_ROOT];
 const load = {
   connections: Number(values.connections),
@@ -42,6 +45,8 @@ interface Side {
   name: string;
   server: Server;
   headers: Record<string, string>;
+  /** A baseline: sent the write's baseline path and body. */
+  baseline: boolean;
 }
 
 /** The middle of the paired slices' ratios: less moved by one slice the machine disturbed than the whole ratio. */
@@ -69,42 +74,42 @@ async function main(): Promise<void> {
     const state = join(workDir, `worker-state-${i}`);
     await cp(seed.workerState, state, { recursive: true });
     const server = await serve(root, { name: `Worker ${i}`, config: "wrangler.toml", entry: "index.js" }, state);
-    sides.push({ name: `Worker ${root}`, server, headers: { Authorization: `Bearer ${seed.apiKey}` } });
+    sides.push({
+      name: `Worker ${root}`,
+      server,
+      headers: { Authorization: `Bearer ${seed.apiKey}` },
+      baseline: false,
+    });
   }
-  const baseline: WorkerSpec = {
-    name: "databases baseline",
-    config: "bench/baseline-databases/wrangler.toml",
-    entry: "worker.js",
-    compatibilityDate: await workerCompatibilityDate(),
-  };
+  const baseline: WorkerSpec = { ...BASELINE, compatibilityDate: await workerCompatibilityDate() };
   const user = { "X-Bench-User": seed.benchUserId };
-  sides.push({ name: "baseline", server: await serve(PROJECT_ROOT, baseline, seed.baselineState), headers: user });
+  sides.push({
+    name: "baseline",
+    server: await serve(PROJECT_ROOT, baseline, seed.baselineState),
+    headers: user,
+    baseline: true,
+  });
   sides.push({
     name: "baseline, no log",
     server: await serve(PROJECT_ROOT, baseline, seed.logFreeState),
     headers: user,
+    baseline: true,
   });
 
-  // As the full run's writes: every request changes something, so each leaves its change-log event.
-  const paragraph = { rich_text: [{ type: "text", text: `Edited by the bench ${REQUEST_NUMBER}` }] };
-  const write =
-    values.write === "create"
-      ? {
-          method: "POST" as const,
-          path: "/api/v1/blocks",
-          body: { type: "paragraph", parent_id: seed.writes.pageId, content: paragraph },
-        }
-      : { method: "PATCH" as const, path: `/api/v1/blocks/${seed.writes.paragraphId}`, body: { content: paragraph } };
+  // The full run's own write (its page content, used by PUT page alone, is not needed here).
+  const write = writeSpecs(seed, null).find((spec) => spec.name === WRITES[values.write as keyof typeof WRITES]);
+  if (!write) throw new Error(`No write named ${values.write} in the databases bench`);
   const targets: LoadTarget[] = sides.map((side) => ({
-    url: side.server.origin + write.path,
+    url: side.server.origin + (side.baseline ? write.baselinePath : write.workerPath),
     headers: { ...side.headers, "Content-Type": "application/json" },
     method: write.method,
-    body: Buffer.from(JSON.stringify(write.body)),
+    body: Buffer.from(JSON.stringify(side.baseline ? write.baselineBody : write.workerBody)),
     connections: load.connections,
+    // Every request changes something, so each leaves its change-log event, as in the full run.
     distinctBodies: true,
   }));
   console.log(
-    `${values.write} block at ${load.connections} connection(s): ${load.measureSeconds} s each in ${load.slices} slices, taking turns`,
+    `${write.name} at ${load.connections} connection(s): ${load.measureSeconds} s each in ${load.slices} slices, taking turns`,
   );
   const results = await measureInTurn(targets, load);
   const withLog = results.at(-2) as LoadResult;
