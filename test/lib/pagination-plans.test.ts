@@ -17,7 +17,7 @@ import { listDatabaseOptions } from "../../src/services/quick-tasks/database-opt
 import { listNotifications } from "../../src/services/reminders/notifications";
 import { listDueReminders, listReminders } from "../../src/services/reminders/reminders";
 import { listInstances } from "../../src/services/synced-blocks/links";
-import { api, createUser, type TestUser } from "../helpers/api";
+import { api, createUser } from "../helpers/api";
 import { createBlock, insertBlocks, uniqueType, uniqueWord } from "../helpers/blocks";
 import { createComment } from "../helpers/comments";
 import { createDatabase } from "../helpers/databases";

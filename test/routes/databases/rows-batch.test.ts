@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { type BatchRowInput, createRows } from "../../../src/services/block-writes/rows-batch";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";

@@ -134,18 +134,20 @@ describe("concurrent writers", () => {
     const user = await createUser();
     const target = await reminderTarget(user);
     const reminder = await createReminder(user, target, inHours(1));
-    const keys = Array.from({ length: 6 }, (_, i) => `k${i}`);
+    const sameTargetWrites = 6;
     const [first] = await Promise.all([
       put(user, reminder.id, { channel: "push" }),
       put(user, reminder.id, { timezone: "Europe/Paris" }),
       put(user, reminder.id, { due_at: inHours(2).toISOString() }),
-      ...keys.map((key) => put(user, reminder.id, { target_block_id: target.rowId, source_property_id: target.dueId })),
+      ...Array.from({ length: sameTargetWrites }, () =>
+        put(user, reminder.id, { target_block_id: target.rowId, source_property_id: target.dueId }),
+      ),
     ]);
     expect(first?.status).toBe(200);
     const stored = await storedReminder(reminder.id);
     expect(stored).toMatchObject({ channel: "push", timezone: "Europe/Paris" });
     expect(stored?.due_offset_ms).not.toBeNull();
-    expect(stored?.version).toBe(1 + 3 + keys.length);
+    expect(stored?.version).toBe(1 + 3 + sameTargetWrites);
   });
 });
 
