@@ -23,6 +23,14 @@ const isVersion = sql`e.type IN (${sql.join(
   sql`, `,
 )})`;
 
+/**
+ * An event of the block's present life. Callers choose block ids, and a permanent delete frees one
+ * for anybody to take again: the events up to its last `block.deleted` are of the block it was
+ * before, someone else's perhaps, never this block's versions.
+ */
+const ofPresentLife = (blockId: string) =>
+  sql`e.id > coalesce((SELECT max(d.id) FROM change_events d WHERE d.object_id = ${blockId} AND d.type = 'block.deleted'), 0)`;
+
 const historyListing = (blockId: string): Listing => ({
   name: "blocks.history",
   filters: { block_id: blockId },
@@ -39,7 +47,11 @@ export async function listBlockHistory(
   const [page, count] = await listingQueries(
     ctx,
     listing,
-    { select: sql`SELECT e.*`, from: sql`FROM change_events e`, where: sql`e.object_id = ${blockId} AND ${isVersion}` },
+    {
+      select: sql`SELECT e.*`,
+      from: sql`FROM change_events e`,
+      where: sql`e.object_id = ${blockId} AND ${isVersion} AND ${ofPresentLife(blockId)}`,
+    },
     window,
   );
   const [visible, rows, counts] = await batchAll<[{ seen: number }, ChangeEventRecord, { total: number }]>(ctx.db, [
@@ -75,7 +87,8 @@ export async function restoreBlockVersion(
     [BlockRecord, DatabaseBlockRow, PropertyRecord, ChangeEventRecord]
   >(ctx.db, [
     ...visibleBlockWithSchemaStatements(ctx, blockId),
-    sql`SELECT e.* FROM change_events e WHERE e.id = ${eventId} AND e.object_id = ${blockId} AND ${isVersion}`,
+    sql`SELECT e.* FROM change_events e
+      WHERE e.id = ${eventId} AND e.object_id = ${blockId} AND ${isVersion} AND ${ofPresentLife(blockId)}`,
   ]);
   const known = visibleBlockWithSchemaOf(blockId, [blocks, databases, records]);
   const record = versions[0];

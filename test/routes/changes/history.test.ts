@@ -92,6 +92,24 @@ describe("a block's history", () => {
   it("is a 404 for a block nobody has", async () => {
     expectErrorBody(await historyOf(await createUser(), "no-such-block"), 404);
   });
+
+  it("holds only the present block's versions when its id was another's, deleted: none of theirs to read or restore", async () => {
+    const [first, second] = [await createUser(), await createUser()];
+    const id = `reused-${crypto.randomUUID()}`;
+    await createBlock(first, { id, type: "page", properties: { title: "The first owner's secret" } });
+    await patch(first, id, { properties: { title: "The first owner's second secret" } });
+    const earlier = (await historyOf(first, id)).body;
+    expect((await api(`${BLOCKS}/${id}`, { method: "DELETE", auth: first })).status).toBe(200);
+
+    for (const owner of [second, first]) {
+      await createBlock(owner, { id, type: "page", properties: { title: "A new page" } });
+      const history = await historyOf(owner, id);
+      expect(history.status).toBe(200);
+      expect(history.body.map((version) => version.properties)).toEqual([{ title: "A new page" }]);
+      for (const version of earlier) expectErrorBody(await restore(owner, id, version.event_id), 404);
+      expect((await api(`${BLOCKS}/${id}`, { method: "DELETE", auth: owner })).status).toBe(200);
+    }
+  });
 });
 
 describe("restoring a version", () => {
