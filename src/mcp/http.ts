@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { UserContext } from "../lib/context";
-import { ApiError, codeForStatus } from "../lib/errors";
+import { ApiError, badRequest, codeForStatus } from "../lib/errors";
 import { createMcpServer } from "./server";
 
 // One HTTP request of MCP's Streamable HTTP transport (MCP 2025-11-25, Transports), answered by
@@ -27,6 +28,24 @@ export function acceptsJson(accept: string | null): boolean {
   }
   const weight = JSON_RANGES.map((range) => weights.get(range)).find((found) => found !== undefined);
   return weight !== undefined && weight > 0;
+}
+
+/**
+ * The first revision whose transport takes one JSON-RPC message per POST: batches were removed in
+ * 2025-06-18 ("The body of the POST request MUST be a single JSON-RPC request, notification, or
+ * response"). A client says its revision in MCP-Protocol-Version; one that says none is taken to
+ * speak 2025-03-26 (Transports, Protocol Version Header), which allowed them.
+ */
+const FIRST_REVISION_WITHOUT_BATCHES = "2025-06-18";
+
+/** A batch from a client of a revision that has no batches is a 400 (JSON-RPC's Invalid Request). */
+export function refuseBatchOfLaterRevisions(protocolVersion: string | undefined): void {
+  if (protocolVersion !== undefined && protocolVersion >= FIRST_REVISION_WITHOUT_BATCHES) {
+    throw badRequest(`MCP ${protocolVersion} takes one JSON-RPC message per POST, not a batch`, {
+      jsonrpc_error_code: ErrorCode.InvalidRequest,
+      protocol_version: protocolVersion,
+    });
+  }
 }
 
 /** A refusal of the transport (an unsupported MCP-Protocol-Version, a batch of initializations...) as the API's error. */

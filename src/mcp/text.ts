@@ -38,9 +38,13 @@ const bodyText = (content: unknown): string => contentText(asPageContent(content
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
-/** What a block says, in one line: its title, else its text (its text property, or its body). */
-export function blockLabel(block: Pick<Block, "properties" | "content">): string {
-  const text = titleText(block.properties.title) || titleText(block.properties.text) || bodyText(block.content);
+/**
+ * What a block says, in one line: its title (`title`, a row's from its database: mcp/row-titles.ts),
+ * else its text (its text property, or its body).
+ */
+export function blockLabel(block: Pick<Block, "properties" | "content">, title?: string): string {
+  const text =
+    title || titleText(block.properties.title) || titleText(block.properties.text) || bodyText(block.content);
   return clipped(oneLine(text), LABEL_MAX);
 }
 

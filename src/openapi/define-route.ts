@@ -56,6 +56,12 @@ export interface RateLimitSpec {
   per: "client" | "user";
   /** Sent as `Retry-After` with a 429: the binding's period, in seconds. */
   retryAfterSeconds: number;
+  /**
+   * The counter's name. By default each route counts on its own (`post /api/v1/...`); the same work
+   * reached another way (the MCP tool that mirrors a route) names one counter for both, so that the
+   * other way is no second allowance.
+   */
+  counter?: string;
 }
 
 type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & {
@@ -205,23 +211,29 @@ function clientKey(address: string | undefined): string {
 }
 
 /**
- * Counts the request against the route's rate limit; past it, a 429 with
- * `Retry-After`. Each route has its own counters (routes sharing a binding do not
- * use up each other's allowance: legacy AI calls never lock an address out of
- * sign-in). Where the binding is not configured, nothing is limited.
+ * Counts one call of `caller` (`user:<id>` or `client:<address>`) on `counter` against `limit`; past
+ * it, a 429 with `Retry-After`. Where the binding is not configured, nothing is limited.
+ */
+export async function countAgainstLimit(env: Env, limit: RateLimitSpec, counter: string, caller: string) {
+  const limiter = env[limit.binding] as RateLimit | undefined;
+  if (!limiter) return;
+  const { success } = await limiter.limit({ key: `${counter}|${caller}` });
+  if (!success)
+    throw tooManyRequests(POLICY_NAMES.operation, limit.retryAfterSeconds, "Too many requests: retry later");
+}
+
+/**
+ * Counts the request against the route's rate limit. Each route has its own counters unless its
+ * limit names one (routes sharing a binding do not use up each other's allowance: legacy AI calls
+ * never lock an address out of sign-in).
  */
 function rateLimited(limit: RateLimitSpec, route: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const limiter = c.env[limit.binding] as RateLimit | undefined;
-    if (limiter) {
-      const key =
-        limit.per === "user"
-          ? `${route}|user:${c.get("ctx").actor?.userId ?? "anonymous"}`
-          : `${route}|client:${clientKey(c.req.header("CF-Connecting-IP"))}`;
-      const { success } = await limiter.limit({ key });
-      if (!success)
-        throw tooManyRequests(POLICY_NAMES.operation, limit.retryAfterSeconds, "Too many requests: retry later");
-    }
+    const caller =
+      limit.per === "user"
+        ? `user:${c.get("ctx").actor?.userId ?? "anonymous"}`
+        : `client:${clientKey(c.req.header("CF-Connecting-IP"))}`;
+    await countAgainstLimit(c.env, limit, limit.counter ?? route, caller);
     await next();
   };
 }

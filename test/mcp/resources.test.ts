@@ -52,6 +52,17 @@ describe("resources", () => {
     await client.close();
   });
 
+  it("a URI of no resource of the server is resource not found (-32002); one that is no URI, or holds a malformed id, invalid params (-32602)", async () => {
+    const client = await connectMcp(await createUser());
+    for (const uri of ["file:///etc/passwd", "workspace://database/x", "workspace://page/a/b"]) {
+      await expect(client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32002 });
+    }
+    for (const uri of ["not a uri", "workspace://page/%E0%A4%A"]) {
+      await expect(client.readResource({ uri }), uri).rejects.toMatchObject({ code: -32602 });
+    }
+    await client.close();
+  });
+
   it("a database is no markdown resource: an invalid-params error naming its formats", async () => {
     const user = await createUser();
     const database = await createPage(user, { type: "database", title: "Tasks" });

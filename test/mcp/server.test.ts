@@ -1,9 +1,13 @@
+import { env } from "cloudflare:test";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { api, createUser } from "../helpers/api";
 import { addApiKey, describeAuthMatrix, expectErrorBody, revokeApiKey } from "../helpers/auth-matrix";
 import { callTool, connectMcp, postMcp, readOnlyKey, sessionToken } from "../helpers/mcp";
 import { countOwnedBlocks } from "../helpers/pages";
+import { startEarlyInAWindow } from "../helpers/rate-windows";
+
+const WINDOW = Number(env.API_RATE_LIMIT_WINDOW_SECONDS);
 
 // POST /mcp as an MCP client meets it: initialize, the tool list a credential gets, what a
 // read-only key may call, and the HTTP answers around the protocol (credentials, Accept,
@@ -25,7 +29,11 @@ describe("initialize", () => {
   it("negotiates the current revision and names the server, its tools and resources capabilities and instructions", async () => {
     const client = await connectMcp(await createUser());
     expect(client.getServerVersion()).toMatchObject({ name: "workspace-api", version: "1.0.0" });
-    expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {} });
+    // Stateless, it never sends a message unasked: no list changes to announce.
+    expect(client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+    });
     expect(client.getInstructions()).toContain("read-only key");
     await client.close();
   });
@@ -154,6 +162,38 @@ describe("the HTTP answers around the protocol", () => {
     expectErrorBody(res, 400);
     expect(res.body).toMatchObject({ code: "validation_failed", details: { jsonrpc_error_code: -32000 } });
     expect(String(res.body.error)).toContain("Unsupported protocol version");
+  });
+
+  it("a batch from a client of 2025-06-18 or later is a 400 (its transport takes one message per POST); one of an earlier revision is answered", async () => {
+    const user = await createUser();
+    const batch = [1, 2].map((id) => ({ jsonrpc: "2.0", id, method: "tools/list" }));
+    for (const version of ["2025-06-18", LATEST_PROTOCOL_VERSION]) {
+      const refused = await postMcp(user, batch, { "MCP-Protocol-Version": version });
+      expectErrorBody(refused, 400);
+      expect(refused.body, version).toMatchObject({
+        code: "validation_failed",
+        details: { jsonrpc_error_code: -32600, protocol_version: version },
+      });
+    }
+    for (const headers of [{ "MCP-Protocol-Version": "2025-03-26" }, {}] as Record<string, string>[]) {
+      const answered = await postMcp(user, batch, headers);
+      expect(answered.status).toBe(200);
+      expect((answered.body as unknown as { id: number }[]).map((answer) => answer.id)).toEqual([1, 2]);
+    }
+  });
+
+  it("counts each request of a batch against the credential's quota, as that many POSTs (notifications not)", async () => {
+    await startEarlyInAWindow(WINDOW);
+    const user = await createUser();
+    const remaining = (res: { headers: Headers }) => Number(/;r=(\d+);/.exec(res.headers.get("RateLimit") ?? "")?.[1]);
+    const before = remaining(await postMcp(user, { jsonrpc: "2.0", id: 1, method: "ping" }));
+    const batch = [
+      ...Array.from({ length: 5 }, (_, i) => ({ jsonrpc: "2.0", id: i + 2, method: "ping" })),
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+    ];
+    const answered = await postMcp(user, batch);
+    expect(answered.status).toBe(200);
+    expect(remaining(answered)).toBe(before - 5);
   });
 
   it("a body that is no JSON-RPC message is a 400 naming the body", async () => {

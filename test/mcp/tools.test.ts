@@ -1,11 +1,15 @@
+import { env } from "cloudflare:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { createUser, type TestUser } from "../helpers/api";
+import { CREATE_RATE_LIMIT } from "../../src/routes/quick-tasks/quick-tasks.schemas";
+import { api, createUser, type TestUser } from "../helpers/api";
 import { createBlock, uniqueWord } from "../helpers/blocks";
 import { createComment, listPageComments, storedCommentsOn } from "../helpers/comments";
 import { createDatabase, createRow, queryRows, storedRowIds } from "../helpers/databases";
-import { callTool, connectMcp } from "../helpers/mcp";
+import { callTool, connectMcp, postMcp } from "../helpers/mcp";
 import { countOwnedBlocks, createPage, getPage, storedContent } from "../helpers/pages";
+import { startEarlyInAWindow } from "../helpers/rate-windows";
 
 // Every tool through the official SDK's client: what it answers (text and structured content),
 // that it answers what the REST operation it mirrors answers, another user's ids (not found, and
@@ -135,6 +139,32 @@ describe("create_page", () => {
       { type: "heading-2", children: [{ text: "Agenda" }] },
       { type: "to_do", checked: false, children: [{ text: "Budget" }] },
     ]);
+  });
+});
+
+describe("a database row", () => {
+  it("is named by its database's title property in search, get_block_tree and update_page", async () => {
+    const user = await createUser();
+    const word = uniqueWord();
+    const database = await createDatabase(user);
+    const row = await createRow(user, database.id, { title: `Plan ${word}` });
+    const client = await connect(user);
+
+    const found = await callTool<{ results: { id: string; title: string }[] }>(client, "search", { query: word });
+    expect(found.structured.results).toEqual([expect.objectContaining({ id: row.id, title: `Plan ${word}` })]);
+    expect(found.text).toContain(`- Plan ${word} (database_row, id ${row.id}`);
+
+    const tree = await callTool<{ tree: { id: string; text: string } }>(client, "get_block_tree", { id: row.id });
+    expect(tree.structured.tree).toMatchObject({ id: row.id, text: `Plan ${word}` });
+
+    const updated = await callTool<{ title: string }>(client, "update_page", {
+      id: row.id,
+      title: `Plan ${word} B`,
+      mode: "append",
+    });
+    expect(updated.isError).toBe(false);
+    expect(updated.structured.title).toBe(`Plan ${word} B`);
+    expect(updated.text).toContain(`Updated page "Plan ${word} B"`);
   });
 });
 
@@ -315,6 +345,31 @@ describe("capture_task", () => {
     expect(result.text).toContain(`Created task "Pay rent" (id ${result.structured.task.id}) in Tasks`);
     expect((await getPage(user, result.structured.task.id)).status).toBe(200);
   });
+
+  it("counts on the REST create's own limit: one allowance for both ways, refused alike past it", async () => {
+    await startEarlyInAWindow(60, 20);
+    const user = await createUser();
+    const client = await connect(user);
+    // All of the user's allowance this minute but one, used (MODEL_CALL_LIMITER: 120 a minute).
+    for (let i = 0; i < 119; i++) {
+      await env.MODEL_CALL_LIMITER.limit({ key: `${CREATE_RATE_LIMIT.counter}|user:${user.id}` });
+    }
+    const last = await callTool(client, "capture_task", { text: "Water the plants", timezone: "UTC" });
+    expect(last.isError).toBe(false);
+
+    const refused = await callTool<{ code: string; details: { retry_after_seconds: number } }>(client, "capture_task", {
+      text: "Water the plants again",
+      timezone: "UTC",
+    });
+    expect(refused.isError).toBe(true);
+    expect(refused.structured).toMatchObject({ code: "rate_limited", details: { retry_after_seconds: 60 } });
+    const rest = await api("/api/v1/tasks/from-natural-language", {
+      method: "POST",
+      auth: user.key,
+      body: { text: "Water the plants by REST", timezone: "UTC" },
+    });
+    expect(rest.status).toBe(429);
+  });
 });
 
 describe("another user's ids", () => {
@@ -378,9 +433,21 @@ describe("invalid arguments", () => {
     expect(result.text).toMatch(/Invalid arguments|validation/i);
   });
 
-  it("a tool nobody has is a tool error too", async () => {
-    const result = await callTool(await connect(await createUser()), "drop_database", {});
-    expect(result.isError).toBe(true);
-    expect(result.text).toContain("drop_database not found");
+  it("a tool nobody has is a JSON-RPC error, -32602 (MCP 2025-11-25, Tools, Error Handling)", async () => {
+    const call = callTool(await connect(await createUser()), "drop_database", {});
+    await expect(call).rejects.toBeInstanceOf(McpError);
+    await expect(call).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("Unknown tool: drop_database"),
+    });
+  });
+
+  it("a call whose params are no tools/call params is a JSON-RPC error, -32602 Invalid params", async () => {
+    const user = await createUser();
+    for (const params of [{ name: "search", arguments: "query=plan" }, { arguments: {} }, { name: 7 }]) {
+      const res = await postMcp(user, { jsonrpc: "2.0", id: 9, method: "tools/call", params });
+      expect(res.status).toBe(200);
+      expect(res.body, JSON.stringify(params)).toMatchObject({ id: 9, error: { code: -32602 } });
+    }
   });
 });

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { BlockIdParams, HierarchyQuery } from "../../routes/blocks/blocks.schemas";
 import type { BlockTree } from "../../schemas/blocks";
 import { getHierarchy, HIERARCHY_DEFAULT_DEPTH } from "../../services/blocks/queries";
+import { rowTitles } from "../row-titles";
 import { blockLabel } from "../text";
 import { defineTool } from "../tool";
 
@@ -14,12 +15,15 @@ interface CompactNode {
   children: CompactNode[];
 }
 
-const compact = (node: BlockTree): CompactNode => ({
+const compact = (node: BlockTree, titles: Map<string, string>): CompactNode => ({
   id: node.id,
   type: node.type,
-  text: blockLabel(node),
-  children: node.children.map(compact),
+  text: blockLabel(node, titles.get(node.id)),
+  children: node.children.map((child) => compact(child, titles)),
 });
+
+/** Every node of a tree, the root first. */
+const nodesOf = (node: BlockTree): BlockTree[] => [node, ...node.children.flatMap(nodesOf)];
 
 /** One line per block, indented by depth: `- [type] text (id)`. */
 function outline(node: CompactNode, depth = 0, lines: string[] = []): string[] {
@@ -37,7 +41,7 @@ export const getBlockTreeTool = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(ctx, { id, depth }) {
     const { tree, truncated } = await getHierarchy(ctx, id, depth ?? HIERARCHY_DEFAULT_DEPTH);
-    const root = compact(tree);
+    const root = compact(tree, await rowTitles(ctx, nodesOf(tree)));
     const lines = outline(root);
     if (truncated) lines.push("(cut short: the tree is larger than one answer holds)");
     return { text: lines.join("\n"), structured: { tree: root, truncated } };

@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
+import type { UserContext } from "../../lib/context";
 import { entityTag, parseTagCondition, validatorOf } from "../../lib/entity-tags";
 import { CreatePageBody, PageIdParams, UpdatePageBody } from "../../routes/pages/pages.schemas";
 import type { Page } from "../../schemas/pages";
 import { PAGE_LIKE_TYPES } from "../../services/block-writes/typed-fields";
 import { exportMarkdown } from "../../services/exports/export";
-import { createPage, getPage, titleText, updatePage } from "../../services/pages/pages";
+import { createPage, getPage, pageTitle, titleText, updatePage } from "../../services/pages/pages";
 import { valuesLine } from "../text";
 import { defineTool, type ToolOutput } from "../tool";
 
@@ -20,9 +21,9 @@ function pageFields(page: Page, title: string) {
   return { ...fields, title, etag: validator ? entityTag(validator) : null };
 }
 
-/** What a write answers: the page's id and title, where it is, and when it changed. */
-function written(verb: string, page: Page): ToolOutput {
-  const title = titleText(page.properties.title);
+/** What a write answers: the page's id and title (a row's from its database's title property), where it is, and when it changed. */
+async function written(ctx: UserContext, verb: string, page: Page): Promise<ToolOutput> {
+  const title = await pageTitle(ctx, page);
   const under = page.parent_id ? ` under ${page.parent_id}` : "";
   return {
     text: `${verb} page "${title || "Untitled"}" (id ${page.id})${under}, updated ${page.updated_at}.`,
@@ -94,7 +95,7 @@ export const createPageTool = defineTool({
       databaseId: null,
       contentMarkdown: input.markdown,
     });
-    return written("Created", page);
+    return written(ctx, "Created", page);
   },
 });
 
@@ -128,6 +129,6 @@ export const updatePageTool = defineTool({
       { title: input.title, contentMarkdown: input.markdown, contentMode: input.mode },
       preconditions,
     );
-    return written("Updated", page);
+    return written(ctx, "Updated", page);
   },
 });

@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { countAgainstLimit } from "../../openapi/define-route";
+import { CREATE_RATE_LIMIT } from "../../routes/quick-tasks/quick-tasks.schemas";
 import { QuickTaskBody } from "../../schemas/quick-tasks";
 import { createQuickTask } from "../../services/quick-tasks/quick-tasks";
 import { defineTool } from "../tool";
@@ -14,6 +16,8 @@ export const captureTaskTool = defineTool({
   input: z.strictObject({ text: QuickTaskBody.shape.text, timezone: QuickTaskBody.shape.timezone }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(ctx, input) {
+    // The REST create's own limit, on its counter: a model call costs the same whichever way it came.
+    await countAgainstLimit(ctx.env, CREATE_RATE_LIMIT, CREATE_RATE_LIMIT.counter, `user:${ctx.actor.userId}`);
     const created = await createQuickTask(ctx, input);
     const { parse, target_database: database } = created;
     const due = parse.due_at ?? parse.due_date;

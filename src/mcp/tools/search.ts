@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { PAGE_MAX_LIMIT, PaginationBody, pageWindow } from "../../lib/pagination";
 import { ListBlocksQuery } from "../../routes/blocks/blocks.schemas";
 import { listBlocks } from "../../services/blocks/queries";
+import { rowTitles } from "../row-titles";
 import { blockLabel, searchableText, snippet } from "../text";
 import { defineTool } from "../tool";
 
@@ -18,10 +19,11 @@ export const searchTool = defineTool({
   async run(ctx, { query, limit }) {
     const window = pageWindow({ limit });
     const page = await listBlocks(ctx, { ...window, q: query, archived: false, inTrash: false, sortOrder: "desc" });
+    const titles = await rowTitles(ctx, page.items);
     const results = page.items.map((block) => ({
       id: block.id,
       type: block.type,
-      title: blockLabel(block),
+      title: blockLabel(block, titles.get(block.id)),
       parent_id: block.parent_id,
       database_id: block.database_id,
       snippet: snippet(searchableText(block), query),

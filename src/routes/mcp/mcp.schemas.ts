@@ -107,7 +107,7 @@ const initialized = {
   id: 1,
   result: {
     protocolVersion: LATEST_PROTOCOL_VERSION,
-    capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     serverInfo: { name: "workspace-api", title: "Workspace API", version: "1.0.0" },
     instructions: "A workspace of pages, databases (with rows) and blocks. …",
   },

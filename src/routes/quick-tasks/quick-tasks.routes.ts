@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PaginationQuery, paginationHeaders } from "../../lib/pagination";
-import { defineRoute, ERROR_RESPONSES, type RateLimitSpec } from "../../openapi/define-route";
+import { defineRoute, ERROR_RESPONSES } from "../../openapi/define-route";
 import { ETAG_HEADER } from "../../openapi/entity-tags";
 import { jsonBody, jsonContent } from "../../openapi/responses";
 import {
@@ -10,13 +10,10 @@ import {
   QuickTaskPreviewBody,
   QuickTaskPreviewSchema,
 } from "../../schemas/quick-tasks";
-import { PreviewQuery } from "./quick-tasks.schemas";
+import { CREATE_RATE_LIMIT, PREVIEW_RATE_LIMIT, PreviewQuery } from "./quick-tasks.schemas";
 
 const tags = ["Quick tasks"];
 const base = "/api/v1/tasks";
-
-/** Parsing may spend the server's key of a model provider: each user's requests are counted. */
-const MODEL_RATE_LIMIT: RateLimitSpec = { binding: "MODEL_CALL_LIMITER", per: "user", retryAfterSeconds: 60 };
 
 const PARSING =
   "The text is parsed by the structured-output model of the caller's settings (quickTaskProvider, quickTaskModel) or of the server (TASK_CAPTURE_PROVIDER, TASK_CAPTURE_MODEL), its answer validated; when none is configured, or it fails, times out or answers invalid JSON, by the local parser (dates in `timezone` from `reference_at`, priorities such as `high priority`, `urgent`, `!!`, `p1`, reminder phrases such as `remind me 30 minutes before`, notes after ` -- `). `parser` says which answered and `parser_fallback_reason` why the model did not. What was unclear is in `parse.ambiguities`, with the alternatives considered.";
@@ -32,7 +29,7 @@ export const preview = defineRoute({
   tags,
   access: "user",
   location: "/api/v1/pages/{task.id}",
-  rateLimit: MODEL_RATE_LIMIT,
+  rateLimit: PREVIEW_RATE_LIMIT,
   summary: "Parse a quick task without creating it",
   description: `Parses one line of text into a task and shows where it would go; writes nothing (before the built-in Tasks database exists, its mapping has null ids). ${PARSING} ${TARGET} With the caller's quickTaskSkipPreview set, a request marked \`preview=1\` (query or body), as shortcuts send, creates the task at once and answers 201 as the create does (the new page's \`ETag\`), with \`skipped_preview\` true.`,
   request: { query: PreviewQuery, body: jsonBody(QuickTaskPreviewBody) },
@@ -55,7 +52,7 @@ export const create = defineRoute({
   tags,
   access: "user",
   location: "/api/v1/pages/{task.id}",
-  rateLimit: MODEL_RATE_LIMIT,
+  rateLimit: CREATE_RATE_LIMIT,
   summary: "Create a task from natural language",
   description: `Parses one line of text and creates the task as a row of the target database. ${PARSING} ${TARGET} ${WRITE} The 201 carries in \`ETag\` the new page's tag (\`Location\`), as GET of it answers.`,
   request: { body: jsonBody(QuickTaskBody) },
