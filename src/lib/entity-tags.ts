@@ -143,7 +143,10 @@ function namedParts(tag: RequestedTag, kind: string, id: string): unknown[] | un
     const parts = decoded.slice(1);
     // A tag this service wrote names only strings, numbers and nulls; anything else (an array
     // nested a thousand deep, an object) names no version, and never reaches SQL.
-    return parts.every(isVersionPart) ? parts : undefined;
+    if (!parts.every(isVersionPart)) return undefined;
+    // Strong comparison is of the tags' characters (RFC 9110 §8.8.3.2): only the very tag this
+    // service wrote for these parts names them, not another spelling of them (`12.0`, spaces).
+    return entityTag({ kind, id, parts: parts as Validator["parts"] }) === tag.opaque ? parts : undefined;
   } catch {
     return undefined;
   }
@@ -192,7 +195,11 @@ export function preconditionSql(preconditions: Preconditions | undefined, valida
       .map((tag) => namedParts(tag, validator.kind, validator.id))
       .filter((parts): parts is unknown[] => parts !== undefined && parts.length === validator.columns.length);
     if (rows.length === 0) return sql`0`;
-    const same = validator.columns.map((column, index) => sql`(t.value ->> ${`$[${index}]`}) IS ${column}`);
+    // Of the same type too: SQLite would take the text '5' for the integer 5 of a column.
+    const same = validator.columns.map((column, index) => {
+      const part = `$[${index}]`;
+      return sql`(t.value ->> ${part}) IS ${column} AND json_type(t.value, ${part}) = typeof(${column})`;
+    });
     return sql`EXISTS (SELECT 1 FROM json_each(${JSON.stringify(rows)}) AS t WHERE ${sql.join(same, sql` AND `)})`;
   };
   const conditions: SQL[] = [];

@@ -27,7 +27,8 @@ import { ApiError, type Refusal } from "../lib/errors";
  */
 export type EntityTagRole = "read" | "write" | "remove" | "create";
 
-const TAG_EXAMPLE = '"b.WyI2ZjFjMmE3ZS0yZjBlLTRhNTUtOWE4My02YTFmNGYxYjJjM2QiLDNd"';
+/** A block's tag as the service writes one (its id, version 3 and creation time); tags are opaque, each names one version of one resource. */
+const TAG_EXAMPLE = '"b.WyI2ZjFjMmE3ZS0yZjBlLTRhNTUtOWE4My02YTFmNGYxYjJjM2QiLDMsIjIwMjYtMTEtMjNUMDk6MzA6MDAuMDAwWiJd"';
 
 /** `ETag` as a response declares it: for an answer that carries a resource's tag outside `entityTag` roles. */
 export const ETAG_HEADER = {

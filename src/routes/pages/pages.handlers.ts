@@ -1,3 +1,4 @@
+import { entityTag } from "../../lib/entity-tags";
 import { pageWindow, setPaginationHeaders } from "../../lib/pagination";
 import { eitherSpelling } from "../../lib/snake-or-camel";
 import type { Handler } from "../../openapi/define-route";
@@ -60,6 +61,7 @@ export const update: Handler<typeof routes.update> = async (c) => {
 export const remove: Handler<typeof routes.remove> = async (c) => {
   const permanent = c.req.valid("query").permanent ?? false;
   const result = await deletePage(c.get("ctx"), c.req.valid("param").id, permanent, preconditionsOf(c));
+  if (result.validator) c.header("ETag", entityTag(result.validator));
   return c.json(
     {
       success: true,

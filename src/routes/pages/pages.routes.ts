@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES } from "../../openapi/define-route";
+import { ETAG_HEADER } from "../../openapi/entity-tags";
 import { jsonBody, jsonContent } from "../../openapi/responses";
 import { PageSchema, PageSummarySchema } from "../../schemas/pages";
 import {
@@ -128,7 +129,18 @@ export const remove = defineRoute({
   summary: "Move to the trash, or delete permanently with ?permanent=true",
   description: "Moves the page to the trash, or with `?permanent=true` deletes it and its subtree for good.",
   request: { params: PageIdParams, query: DeletePageQuery },
-  responses: { 200: jsonContent(DeletePageResponse, "Trashed or deleted") },
+  responses: {
+    200: {
+      ...jsonContent(DeletePageResponse, "Trashed or deleted"),
+      headers: {
+        ETag: {
+          ...ETAG_HEADER.ETag,
+          description:
+            "Moved to the trash, the page still exists: its new entity tag (RFC 9110 §8.8.3), for an `If-Match` on its permanent delete or its restore. None after a permanent delete.",
+        },
+      },
+    },
+  },
 });
 
 export const exportOne = defineRoute({

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
-import { type Expected, type Preconditions, withValidator } from "../../lib/entity-tags";
+import { type Expected, type Preconditions, type Validator, validatorOf, withValidator } from "../../lib/entity-tags";
 import { ApiError, badRequest } from "../../lib/errors";
 import type { PageWindow, ResultPage } from "../../lib/pagination";
 import type { Block } from "../../schemas/blocks";
@@ -269,10 +269,12 @@ export async function deletePage(
   id: string,
   permanent: boolean,
   preconditions: Preconditions = {},
-): Promise<{ trashed: boolean; deletedCount: number }> {
+): Promise<{ trashed: boolean; deletedCount: number; validator?: Validator }> {
   assertPageLike(await findVisibleBlock(ctx, id));
   const expected = expectPage(ctx, id, preconditions);
   if (permanent) return { trashed: false, deletedCount: await deleteBlock(ctx, id, expected) };
-  await updateBlock(ctx, id, { inTrash: true }, { expected });
-  return { trashed: true, deletedCount: 0 };
+  const trashed = await updateBlock(ctx, id, { inTrash: true }, { expected });
+  // Still there, in the trash: its new tag goes with the answer, for a restore or a permanent
+  // delete that holds only while nobody changed it since.
+  return { trashed: true, deletedCount: 0, validator: validatorOf(await presentPage(ctx, trashed)) };
 }

@@ -6,6 +6,7 @@ import {
   expectPreconditionFailed,
   expectRacingWriters,
   expectWrittenTag,
+  STRONG_TAG,
   sendWith,
 } from "../../helpers/conditional";
 import { createDatabase, createRow, DATABASES } from "../../helpers/databases";
@@ -76,6 +77,49 @@ describe("page validators (RFC 9110 §8.8.3, §13.1)", () => {
     expect(await storedRow(page.id)).toEqual(stored);
     const trashed = await send(user, "DELETE", `${PAGES}/${page.id}`, { "If-Match": current ?? "" });
     expect(trashed.status).toBe(200);
+    // Still there, in the trash, with a new tag: what a permanent delete must now match.
+    const inTrash = trashed.headers.get("ETag");
+    expect(inTrash).toMatch(STRONG_TAG);
+    expect(inTrash).not.toBe(current);
+    const permanently = `${PAGES}/${page.id}?permanent=true`;
+    expectPreconditionFailed(await send(user, "DELETE", permanently, { "If-Match": current ?? "" }), inTrash);
+    const deleted = await send(user, "DELETE", permanently, { "If-Match": inTrash ?? "" });
+    expect(deleted.status).toBe(200);
+    expect(deleted.headers.get("ETag")).toBeNull();
+  });
+
+  it("only the tag as written matches a write (strong comparison, RFC 9110 §8.8.3.2): another spelling of its parts does not", async () => {
+    const user = await createUser();
+    const page = await createPage(user, { title: "Plan" });
+    await send(user, "PUT", `${PAGES}/${page.id}`, {}, { title: "Plan B" });
+    const tag = (await getPage(user, page.id)).headers.get("ETag") ?? "";
+    const [kind, encoded] = tag.slice(1, -1).split(".") as [string, string];
+    const parts = JSON.parse(atob(encoded.replaceAll("-", "+").replaceAll("_", "/"))) as unknown[];
+    const spelled = (json: string) =>
+      `"${kind}.${btoa(json).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "")}"`;
+    const [id, version, ...rest] = parts;
+    const others = [
+      spelled(JSON.stringify(parts, null, 1)),
+      spelled(JSON.stringify([id, version, ...rest]).replace(`,${version},`, `,${version}.0,`)),
+      spelled(JSON.stringify([id, String(version), ...rest])),
+    ];
+    expect(new Set([tag, ...others]).size).toBe(4);
+    const stored = await storedRow(page.id);
+    for (const other of others) {
+      const put = await send(user, "PUT", `${PAGES}/${page.id}`, { "If-Match": other }, { title: "clobber" });
+      expectPreconditionFailed(put, tag, other);
+    }
+    expect(await storedRow(page.id)).toEqual(stored);
+    for (const other of others) {
+      const unlessMatching = await send(
+        user,
+        "PUT",
+        `${PAGES}/${page.id}`,
+        { "If-None-Match": other },
+        { title: other },
+      );
+      expect(unlessMatching.status, other).toBe(200);
+    }
   });
 
   it("two writers racing with one tag: exactly one wins, the other is a 412, the stored title is the winner's", async () => {
