@@ -49,16 +49,45 @@ const REPLAYED_HEADERS = [
 
 const EVENT_STREAM = /^text\/event-stream/i;
 
-/** Lowercase hex SHA-256 of the request body, read from a copy so the handler reads it as sent. */
+const hex = (digest: ArrayBuffer): string =>
+  [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+
+const MULTIPART = /^multipart\/form-data\s*;/i;
+
+/**
+ * Lowercase hex SHA-256 of the request body, read from a copy so the handler reads it as sent. A
+ * multipart body is fingerprinted by its parts (name, then text, or file name, type and bytes'
+ * digest), not its bytes: every client picks a new boundary for each request, so the same upload
+ * sent again never has the same bytes, and a retry would otherwise be refused as another request.
+ */
 async function bodySha256(c: Context): Promise<string> {
   const request = c.req.raw;
-  let bytes: ArrayBuffer;
-  if (request.body === null) bytes = new ArrayBuffer(0);
-  else if (request.bodyUsed)
-    bytes = await c.req.arrayBuffer(); // already read into Hono's cache
-  else bytes = await request.clone().arrayBuffer();
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  if (request.body === null) return hex(await crypto.subtle.digest("SHA-256", new ArrayBuffer(0)));
+  if (MULTIPART.test(request.headers.get("Content-Type") ?? "")) {
+    const form = await multipartOf(c);
+    if (form) return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(form))));
+  }
+  const bytes = request.bodyUsed
+    ? await c.req.arrayBuffer() // already read into Hono's cache
+    : await request.clone().arrayBuffer();
+  return hex(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+/** A multipart body's parts in order, each file as its name, type and digest; undefined when it does not parse (its bytes are the fingerprint then). */
+async function multipartOf(c: Context): Promise<unknown[] | undefined> {
+  let form: FormData;
+  try {
+    form = c.req.raw.bodyUsed ? await c.req.formData() : await c.req.raw.clone().formData();
+  } catch {
+    return undefined;
+  }
+  const parts: unknown[] = [];
+  for (const [name, value] of form.entries()) {
+    if (typeof value === "string") parts.push([name, value]);
+    else
+      parts.push([name, value.name, value.type, hex(await crypto.subtle.digest("SHA-256", await value.arrayBuffer()))]);
+  }
+  return parts;
 }
 
 /** Throws `error`, with its `Retry-After` on the error response when it has one. */

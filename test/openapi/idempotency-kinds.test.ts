@@ -79,6 +79,25 @@ describe("a multipart upload with an Idempotency-Key", () => {
     expect(replay.body).toEqual(first.body);
     expect(await storedMediaOf(user.id)).toHaveLength(1);
   });
+
+  it("a retry as clients send one, its form built again with a new boundary, replays too; another file is another request", async () => {
+    const user = await createUser();
+    const key = newKey();
+    const send = (filename: string) =>
+      fetchWorker(`${MEDIA}/upload`, user, uploadForm({ bytes: PNG_BYTES, filename }), { "Idempotency-Key": key });
+    const first = await send("twice.png");
+    expect(first.status).toBe(201);
+    const firstBody = await first.json();
+    const replay = await send("twice.png");
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await replay.json()).toEqual(firstBody);
+    expect(await storedMediaOf(user.id)).toHaveLength(1);
+
+    const other = await send("another.png");
+    expect(other.status).toBe(422);
+    expect(await other.json()).toMatchObject({ code: "idempotency_key_reused" });
+  });
 });
 
 function fetchWorker(path: string, user: TestUser, body: BodyInit, headers: Record<string, string>) {
