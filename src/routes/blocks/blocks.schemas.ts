@@ -158,6 +158,8 @@ export const HierarchyQuery = z.strictObject({
     .optional()
     .openapi({
       type: "integer",
+      minimum: 0,
+      maximum: HIERARCHY_MAX_DEPTH,
       description: `Levels below the block, default ${HIERARCHY_DEFAULT_DEPTH}, max ${HIERARCHY_MAX_DEPTH}`,
       example: 3,
     }),

@@ -115,7 +115,7 @@ export const BatchRowSchema = z
       .refine((value) => withinJsonDepth(value), JSON_DEPTH_MESSAGE)
       .optional()
       .openapi({
-        type: "array",
+        type: ["array", "null"],
         items: { $ref: "#/components/schemas/ContentItem" },
         description: "The row's page body: canonical editor items (see ContentItem); null for an empty body",
         example: [{ type: "paragraph", children: [{ text: "Draft the quick start." }] }],
