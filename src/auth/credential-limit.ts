@@ -35,6 +35,15 @@ export function credentialPolicy(env: Env): QuotaPolicy {
 const partitionOf = (actor: Actor): string =>
   actor.apiKeyId !== null ? `key:${actor.apiKeyId}` : `user:${actor.userId}`;
 
+/** The window `now` is in (aligned to the clock) and the seconds to its end. */
+function windowAt(policy: QuotaPolicy, now: Date): { window: number; resetSeconds: number } {
+  const windowMs = policy.windowSeconds * 1000;
+  const window = Math.floor(now.getTime() / windowMs);
+  return { window, resetSeconds: Math.max(1, Math.ceil(((window + 1) * windowMs - now.getTime()) / 1000)) };
+}
+
+const partitionKey = (policy: QuotaPolicy, actor: Actor) => `${policy.windowSeconds}|${partitionOf(actor)}`;
+
 /** This isolate's count per credential and window (a window's counts go with the window). */
 const counted = new Map<string, { window: number; count: number }>();
 /** Past this many credentials counted, entries of ended windows are swept on the next new one. */
@@ -50,10 +59,8 @@ export async function countCredential(env: Env, actor: Actor, now: Date): Promis
   const limiter = env.API_RATE_LIMITER as RateLimit | undefined;
   if (!limiter) return null;
   const policy = credentialPolicy(env);
-  const windowMs = policy.windowSeconds * 1000;
-  const window = Math.floor(now.getTime() / windowMs);
-  const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now.getTime()) / 1000));
-  const partition = `${policy.windowSeconds}|${partitionOf(actor)}`;
+  const { window, resetSeconds } = windowAt(policy, now);
+  const partition = partitionKey(policy, actor);
 
   let entry = counted.get(partition);
   if (!entry || entry.window !== window) {
@@ -66,6 +73,30 @@ export async function countCredential(env: Env, actor: Actor, now: Date): Promis
   const admitted = entry.count < policy.quota && (await limiter.limit({ key: partition })).success;
   entry.count = admitted ? entry.count + 1 : Math.max(entry.count, policy.quota);
   return { policy, admitted, remaining: Math.max(0, policy.quota - entry.count), resetSeconds };
+}
+
+/**
+ * Counts `times` more requests of `actor` at `now`, as that many requests would count (an MCP
+ * batch's requests past its first). When this isolate has seen fewer than `times` left in the
+ * window, they are refused together with nothing counted, so a batch that cannot fit uses none of
+ * what is left. Null when no API_RATE_LIMITER is bound.
+ */
+export async function countCredentialTimes(
+  env: Env,
+  actor: Actor,
+  now: Date,
+  times: number,
+): Promise<QuotaCount | null> {
+  if (!env.API_RATE_LIMITER) return null;
+  const policy = credentialPolicy(env);
+  const { window, resetSeconds } = windowAt(policy, now);
+  const entry = counted.get(partitionKey(policy, actor));
+  const remaining = policy.quota - (entry?.window === window ? entry.count : 0);
+  let last: QuotaCount = { policy, admitted: remaining >= times, remaining, resetSeconds };
+  for (let count = 0; last.admitted && count < times; count++) {
+    last = (await countCredential(env, actor, now)) ?? last;
+  }
+  return last;
 }
 
 /** The 429 of a credential past its quota: `Retry-After` is the end of the window. */

@@ -30,6 +30,17 @@ export function acceptsJson(accept: string | null): boolean {
   return weight !== undefined && weight > 0;
 }
 
+/** A request that accepts no JSON is a 406: every answer of this server is JSON. */
+export function refuseUnacceptable(request: Request): void {
+  const accept = request.headers.get("Accept");
+  if (!acceptsJson(accept)) {
+    throw new ApiError("not_acceptable", "This operation answers application/json: accept it", {
+      accept,
+      available: ["application/json"],
+    });
+  }
+}
+
 /**
  * The first revision whose transport takes one JSON-RPC message per POST: batches were removed in
  * 2025-06-18 ("The body of the POST request MUST be a single JSON-RPC request, notification, or
@@ -71,13 +82,7 @@ async function transportRefusal(response: Response): Promise<ApiError> {
  * `details`. A request with only notifications or responses is a 202.
  */
 export async function answerMcp(ctx: UserContext, request: Request, body: unknown): Promise<Response> {
-  const accept = request.headers.get("Accept");
-  if (!acceptsJson(accept)) {
-    throw new ApiError("not_acceptable", "This operation answers application/json: accept it", {
-      accept,
-      available: ["application/json"],
-    });
-  }
+  refuseUnacceptable(request);
   // The answer is JSON whatever the client accepts besides (enableJsonResponse): a client that
   // accepts JSON alone is served as one that also lists text/event-stream.
   const headers = new Headers(request.headers);

@@ -80,6 +80,7 @@ export function registerPageResources(server: Server, ctx: UserContext): void {
         uri: pageUri(summary.id),
         name: summary.title || "Untitled",
         title: summary.title || "Untitled",
+        description: PAGE_RESOURCE.description,
         mimeType: MARKDOWN,
       })),
     };

@@ -73,6 +73,13 @@ async function bodySha256(c: Context): Promise<string> {
   return hex(await crypto.subtle.digest("SHA-256", bytes));
 }
 
+/** SHA-256 of a stream, hashed as it flows (a file part is not copied once more for it). */
+async function streamDigest(stream: ReadableStream<Uint8Array>): Promise<ArrayBuffer> {
+  const digest = new crypto.DigestStream("SHA-256");
+  await stream.pipeTo(digest);
+  return digest.digest;
+}
+
 /** A multipart body's parts in order, each file as its name, type and digest; undefined when it does not parse (its bytes are the fingerprint then). */
 async function multipartOf(c: Context): Promise<unknown[] | undefined> {
   let form: FormData;
@@ -84,8 +91,7 @@ async function multipartOf(c: Context): Promise<unknown[] | undefined> {
   const parts: unknown[] = [];
   for (const [name, value] of form.entries()) {
     if (typeof value === "string") parts.push([name, value]);
-    else
-      parts.push([name, value.name, value.type, hex(await crypto.subtle.digest("SHA-256", await value.arrayBuffer()))]);
+    else parts.push([name, value.name, value.type, hex(await streamDigest(value.stream()))]);
   }
   return parts;
 }

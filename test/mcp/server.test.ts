@@ -1,6 +1,7 @@
-import { env } from "cloudflare:test";
+import { createExecutionContext, env } from "cloudflare:test";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { api, createUser } from "../helpers/api";
 import { addApiKey, describeAuthMatrix, expectErrorBody, revokeApiKey } from "../helpers/auth-matrix";
 import { callTool, connectMcp, postMcp, readOnlyKey, sessionToken } from "../helpers/mcp";
@@ -194,6 +195,38 @@ describe("the HTTP answers around the protocol", () => {
     const answered = await postMcp(user, batch);
     expect(answered.status).toBe(200);
     expect(remaining(answered)).toBe(before - 5);
+  });
+
+  it("a batch that cannot fit in what is left of the quota is a 429 that uses none of it (a quota of three)", async () => {
+    await startEarlyInAWindow(WINDOW);
+    const user = await createUser();
+    const tiny = { ...env, API_RATE_LIMITER: env.TEST_TINY_LIMITER, API_RATE_LIMIT_REQUESTS: "3" };
+    const app = createApp();
+    const post = (body: unknown) =>
+      app.request(
+        "/mcp",
+        {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${user.key}`,
+            "Content-Type": "application/json",
+            Accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify(body),
+        },
+        tiny,
+        createExecutionContext(),
+      );
+    const pings = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "ping" }));
+    // The POST counts one, leaving two: four more do not fit.
+    const refused = await post(pings(5));
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ code: "rate_limited", details: { policy: "default" } });
+    // Nothing of the two was used: a batch of two (the POST's own count and one more) still fits.
+    const fits = await post(pings(2));
+    expect(fits.status).toBe(200);
+    expect(fits.headers.get("RateLimit")).toMatch(/^"default";r=0;t=\d+$/);
   });
 
   it("a body that is no JSON-RPC message is a 400 naming the body", async () => {

@@ -23,7 +23,8 @@ function pageFields(page: Page, title: string) {
 
 /** What a write answers: the page's id and title (a row's from its database's title property), where it is, and when it changed. */
 async function written(ctx: UserContext, verb: string, page: Page): Promise<ToolOutput> {
-  const title = await pageTitle(ctx, page);
+  // The write has landed: a row's title the answer cannot read is named by its block's own.
+  const title = await pageTitle(ctx, page).catch(() => titleText(page.properties.title));
   const under = page.parent_id ? ` under ${page.parent_id}` : "";
   return {
     text: `${verb} page "${title || "Untitled"}" (id ${page.id})${under}, updated ${page.updated_at}.`,

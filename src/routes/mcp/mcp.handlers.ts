@@ -1,22 +1,27 @@
-import { countCredential, credentialRefused } from "../../auth/credential-limit";
-import { answerMcp, refuseBatchOfLaterRevisions } from "../../mcp/http";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { countCredentialTimes, credentialRefused } from "../../auth/credential-limit";
+import { answerMcp, refuseBatchOfLaterRevisions, refuseUnacceptable } from "../../mcp/http";
 import type { Handler } from "../../openapi/define-route";
 import type * as routes from "./mcp.routes";
 
 export const call: Handler<typeof routes.call> = async (c) => {
   const body = c.req.valid("json");
+  const ctx = c.get("ctx");
   if (Array.isArray(body)) {
-    refuseBatchOfLaterRevisions(c.req.header("MCP-Protocol-Version"));
+    const version = c.req.header("MCP-Protocol-Version");
+    refuseBatchOfLaterRevisions(version);
+    refuseUnacceptable(c.req.raw);
     // Each request of a batch counts against the credential's quota, as that many POSTs would (the
-    // access middleware counted the first): a batch is no way past the quota.
-    const ctx = c.get("ctx");
+    // access middleware counted the first), once nothing else refuses the batch (an unsupported
+    // revision is the transport's 400): a batch is no way past the quota.
     const requests = body.filter((message) => "method" in message && "id" in message).length;
-    for (let counted = 1; counted < requests; counted++) {
-      const limit = await countCredential(c.env, ctx.actor, ctx.now());
-      if (!limit) break;
-      c.set("rateLimit", limit);
-      if (!limit.admitted) throw credentialRefused(limit);
+    if (requests > 1 && (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version))) {
+      const limit = await countCredentialTimes(c.env, ctx.actor, ctx.now(), requests - 1);
+      if (limit) {
+        c.set("rateLimit", limit);
+        if (!limit.admitted) throw credentialRefused(limit);
+      }
     }
   }
-  return answerMcp(c.get("ctx"), c.req.raw, body);
+  return answerMcp(ctx, c.req.raw, body);
 };

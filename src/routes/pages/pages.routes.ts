@@ -136,7 +136,7 @@ export const remove = defineRoute({
         ETag: {
           ...ETAG_HEADER.ETag,
           description:
-            "Moved to the trash, the page still exists: its new entity tag (RFC 9110 §8.8.3), for an `If-Match` on its permanent delete or its restore. None after a permanent delete.",
+            "Moved to the trash, the page still exists: its new entity tag (RFC 9110 §8.8.3), for an `If-Match` on its permanent delete (`?permanent=true`). None after a permanent delete.",
         },
       },
     },

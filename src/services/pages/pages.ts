@@ -10,7 +10,7 @@ import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
 import { createTypedBlock, findVisibleBlockWithSchema, updateTypedBlock } from "../block-writes/writes";
 import { deleteBlock, updateBlock } from "../blocks/commands";
 import { blockVersionOf, parseProperties } from "../blocks/presenter";
-import { blockNotFound, findVisibleBlock, getActiveBlock, listBlocks } from "../blocks/queries";
+import { blockNotFound, getActiveBlock, listBlocks } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";
 import { refuseUnsafeLinks } from "../content/editor-content";
 import { markdownToContent } from "../content/markdown";
@@ -270,11 +270,14 @@ export async function deletePage(
   permanent: boolean,
   preconditions: Preconditions = {},
 ): Promise<{ trashed: boolean; deletedCount: number; validator?: Validator }> {
-  assertPageLike(await findVisibleBlock(ctx, id));
+  // The page and (for a row) its database's schema in one read, so its new tag needs no read after the write.
+  const stored = await findVisibleBlockWithSchema(ctx, id);
+  assertPageLike(stored.block);
   const expected = expectPage(ctx, id, preconditions);
   if (permanent) return { trashed: false, deletedCount: await deleteBlock(ctx, id, expected) };
   const trashed = await updateBlock(ctx, id, { inTrash: true }, { expected });
-  // Still there, in the trash: its new tag goes with the answer, for a restore or a permanent
-  // delete that holds only while nobody changed it since.
-  return { trashed: true, deletedCount: 0, validator: validatorOf(await presentPage(ctx, trashed)) };
+  // Still there, in the trash: its new tag goes with the answer, for a permanent delete that holds
+  // only while nobody changed it since.
+  const page = await presentPage(ctx, trashed, stored.schema);
+  return { trashed: true, deletedCount: 0, validator: validatorOf(page) };
 }

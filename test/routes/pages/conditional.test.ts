@@ -88,6 +88,18 @@ describe("page validators (RFC 9110 §8.8.3, §13.1)", () => {
     expect(deleted.headers.get("ETag")).toBeNull();
   });
 
+  it("a row moved to the trash answers its new tag (its database's schema version in it), which its permanent delete matches", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user, { properties: [{ name: "Notes", type: "text" }] });
+    const row = await createRow(user, database.id, { title: "Row" });
+    const trashed = await send(user, "DELETE", `${PAGES}/${row.id}`, {});
+    expect(trashed.status).toBe(200);
+    const tag = trashed.headers.get("ETag");
+    expect(tag).toMatch(STRONG_TAG);
+    const deleted = await send(user, "DELETE", `${PAGES}/${row.id}?permanent=true`, { "If-Match": tag ?? "" });
+    expect(deleted.status).toBe(200);
+  });
+
   it("only the tag as written matches a write (strong comparison, RFC 9110 §8.8.3.2): another spelling of its parts does not", async () => {
     const user = await createUser();
     const page = await createPage(user, { title: "Plan" });
