@@ -4,6 +4,7 @@ import type { AuthenticatedAppEnv } from "../auth/access";
 import { createDatabase } from "../db/client";
 import type { UserContext } from "../lib/context";
 import { ApiError } from "../lib/errors";
+import { hexOf } from "../lib/hex";
 import { describeError, log } from "../lib/log";
 import { PAGINATION_HEADER_NAMES } from "../lib/pagination";
 import { type CommitState, markingCommits } from "../services/idempotency/commit-marker";
@@ -49,9 +50,6 @@ const REPLAYED_HEADERS = [
 
 const EVENT_STREAM = /^text\/event-stream/i;
 
-const hex = (digest: ArrayBuffer): string =>
-  [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-
 const MULTIPART = /^multipart\/form-data\s*;/i;
 
 /**
@@ -62,15 +60,15 @@ const MULTIPART = /^multipart\/form-data\s*;/i;
  */
 async function bodySha256(c: Context): Promise<string> {
   const request = c.req.raw;
-  if (request.body === null) return hex(await crypto.subtle.digest("SHA-256", new ArrayBuffer(0)));
+  if (request.body === null) return hexOf(await crypto.subtle.digest("SHA-256", new ArrayBuffer(0)));
   if (MULTIPART.test(request.headers.get("Content-Type") ?? "")) {
     const form = await multipartOf(c);
-    if (form) return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(form))));
+    if (form) return hexOf(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(form))));
   }
   const bytes = request.bodyUsed
     ? await c.req.arrayBuffer() // already read into Hono's cache
     : await request.clone().arrayBuffer();
-  return hex(await crypto.subtle.digest("SHA-256", bytes));
+  return hexOf(await crypto.subtle.digest("SHA-256", bytes));
 }
 
 /** SHA-256 of a stream, hashed as it flows (a file part is not copied once more for it). */
@@ -91,7 +89,7 @@ async function multipartOf(c: Context): Promise<unknown[] | undefined> {
   const parts: unknown[] = [];
   for (const [name, value] of form.entries()) {
     if (typeof value === "string") parts.push([name, value]);
-    else parts.push([name, value.name, value.type, hex(await streamDigest(value.stream()))]);
+    else parts.push([name, value.name, value.type, hexOf(await streamDigest(value.stream()))]);
   }
   return parts;
 }

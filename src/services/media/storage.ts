@@ -11,6 +11,7 @@ import {
   withValidator,
 } from "../../lib/entity-tags";
 import { badRequest } from "../../lib/errors";
+import { hexOf } from "../../lib/hex";
 import { newId } from "../../lib/ids";
 import { describeError, log } from "../../lib/log";
 import type { MediaMetadata, UploadedMedia } from "../../schemas/media";
@@ -64,8 +65,7 @@ export function objectPath(userId: string, id: string, filename: string): string
 
 /** One digest over the bytes (already in memory from the form): faster than streaming them through. */
 async function sha256Hex(file: Blob): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return hexOf(await crypto.subtle.digest("SHA-256", await file.arrayBuffer()));
 }
 
 /** Logs a failed undo: the leftover is hidden, and the sweep removes it. */

@@ -7,6 +7,8 @@
 // The receiver recomputes it over the raw body it received, compares in constant time, and refuses
 // a timestamp more than 5 minutes from its clock (the scheme of Stripe's and Slack's webhooks).
 
+import { hexOf } from "../../lib/hex";
+
 export const TIMESTAMP_HEADER = "X-Notes-Timestamp";
 export const SIGNATURE_HEADER = "X-Notes-Signature";
 export const SIGNATURE_PREFIX = "sha256=";
@@ -18,6 +20,5 @@ export async function signNotesRequest(secret: string, timestamp: number, body: 
   const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",
   ]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`)));
-  return SIGNATURE_PREFIX + [...mac].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return SIGNATURE_PREFIX + hexOf(await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`)));
 }
