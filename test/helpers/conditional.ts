@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { decodeBase64Url, encodeBase64UrlText } from "../../src/lib/base64url";
 import { type ApiResponse, api, type TestUser } from "./api";
 
 /** What a refusal adds to a body: its code, and for a 412 the current tag. */
@@ -26,6 +27,15 @@ export function expectPreconditionFailed(res: ApiResponse<Refusal>, current: str
 
 /** A strong entity tag as RFC 9110 §8.8.3 writes it: quoted, no `W/`. */
 export const STRONG_TAG = /^"[\x21\x23-\x7e]+"$/;
+
+/** A tag's kind and the JSON text it carries (`"<kind>.<base64url of JSON>"`, lib/entity-tags.ts). */
+export function tagContents(tag: string): { kind: string; json: string } {
+  const [kind = "", encoded = ""] = tag.slice(1, -1).split(".");
+  return { kind, json: new TextDecoder().decode(decodeBase64Url(encoded) ?? new Uint8Array()) };
+}
+
+/** A tag of `kind` carrying `json` exactly as written: how a client could craft one. */
+export const craftedTag = (kind: string, json: string): string => `"${kind}.${encodeBase64UrlText(json)}"`;
 
 /**
  * A read of `path` answers a strong ETag, the same on every read while nothing changes; If-None-Match

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { api, createUser } from "../../helpers/api";
 import { BLOCKS, type Block, createBlock, getBlock, storedRow } from "../../helpers/blocks";
 import {
+  craftedTag,
   expectConditionalRead,
   expectPreconditionFailed,
   expectRacingWriters,
@@ -147,8 +148,7 @@ describe("block validators (RFC 9110 §8.8.3, §13.1)", () => {
   it("a tag of the right shape naming no version this service writes (nested arrays, an object) is stale: a 412, never a 500", async () => {
     const user = await createUser();
     const block = await createBlock(user, { properties: { title: "kept" } });
-    const crafted = (parts: string) =>
-      `"b.${btoa(`["${block.id}",${parts}]`).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}"`;
+    const crafted = (parts: string) => craftedTag("b", `["${block.id}",${parts}]`);
     const deep = `${"[".repeat(1100)}${"]".repeat(1100)}`;
     // As many parts as a block's tag has, and one more or less: whatever the count, never a 500.
     const tags = [deep, `${deep},"x"`, `${deep},"x","y"`, `{"a":1},"x"`].map(crafted);

@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest";
 import { api, createUser } from "../../helpers/api";
 import { storedRow } from "../../helpers/blocks";
 import {
+  craftedTag,
   expectConditionalRead,
   expectPreconditionFailed,
   expectRacingWriters,
   expectWrittenTag,
   STRONG_TAG,
   sendWith,
+  tagContents,
 } from "../../helpers/conditional";
 import { createDatabase, createRow, DATABASES } from "../../helpers/databases";
 import { createPage, getPage, PAGES } from "../../helpers/pages";
@@ -105,10 +107,9 @@ describe("page validators (RFC 9110 §8.8.3, §13.1)", () => {
     const page = await createPage(user, { title: "Plan" });
     await send(user, "PUT", `${PAGES}/${page.id}`, {}, { title: "Plan B" });
     const tag = (await getPage(user, page.id)).headers.get("ETag") ?? "";
-    const [kind, encoded] = tag.slice(1, -1).split(".") as [string, string];
-    const parts = JSON.parse(atob(encoded.replaceAll("-", "+").replaceAll("_", "/"))) as unknown[];
-    const spelled = (json: string) =>
-      `"${kind}.${btoa(json).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "")}"`;
+    const { kind, json } = tagContents(tag);
+    const parts = JSON.parse(json) as unknown[];
+    const spelled = (text: string) => craftedTag(kind, text);
     const [id, version, ...rest] = parts;
     const others = [
       spelled(JSON.stringify(parts, null, 1)),
