@@ -76,13 +76,12 @@ async function transportRefusal(response: Response): Promise<ApiError> {
 }
 
 /**
- * Answers one POST of JSON-RPC messages (`body`, already parsed and checked as JSON-RPC) for the
- * caller of `ctx`. A request that accepts no JSON is a 406; one the transport refuses (an
- * unsupported MCP-Protocol-Version...) is the API's error envelope, with its JSON-RPC code in
- * `details`. A request with only notifications or responses is a 202.
+ * Answers one POST of JSON-RPC messages (`body`, already parsed and checked as JSON-RPC, its Accept
+ * by `refuseUnacceptable`) for the caller of `ctx`. One the transport refuses (an unsupported
+ * MCP-Protocol-Version...) is the API's error envelope, with its JSON-RPC code in `details`. A
+ * request with only notifications or responses is a 202.
  */
 export async function answerMcp(ctx: UserContext, request: Request, body: unknown): Promise<Response> {
-  refuseUnacceptable(request);
   // The answer is JSON whatever the client accepts besides (enableJsonResponse): a client that
   // accepts JSON alone is served as one that also lists text/event-stream.
   const headers = new Headers(request.headers);

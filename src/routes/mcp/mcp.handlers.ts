@@ -7,10 +7,10 @@ import type * as routes from "./mcp.routes";
 export const call: Handler<typeof routes.call> = async (c) => {
   const body = c.req.valid("json");
   const ctx = c.get("ctx");
+  refuseUnacceptable(c.req.raw);
   if (Array.isArray(body)) {
     const version = c.req.header("MCP-Protocol-Version");
     refuseBatchOfLaterRevisions(version);
-    refuseUnacceptable(c.req.raw);
     // Each request of a batch counts against the credential's quota, as that many POSTs would (the
     // access middleware counted the first), once nothing else refuses the batch (an unsupported
     // revision is the transport's 400): a batch is no way past the quota.
