@@ -157,6 +157,9 @@ function refusalDescription(spec: RouteSpec): string {
   return `Too many requests (\`code\` rate_limited): ${limits.join(", or ")}`;
 }
 
+/** A JSON body's one refused key (openapi/validation.ts), said where a route takes a body. */
+const RESERVED_KEY_NOTE = "; a JSON body may not use the object key `__proto__`, at any depth";
+
 /** The error responses that follow from a route's access kind and shape. */
 function standardErrors(spec: RouteSpec) {
   const authenticated = isAuthenticated(spec);
@@ -164,7 +167,7 @@ function standardErrors(spec: RouteSpec) {
     // Every request may carry a malformed X-D1-Bookmark (refused before any route runs, app.ts).
     400: errorResponse(
       hasInput(spec) || spec.access === "signed"
-        ? "Invalid request: `details` names each problem (`code` validation_failed)"
+        ? `Invalid request: \`details\` names each problem (\`code\` validation_failed)${hasBody(spec) ? RESERVED_KEY_NOTE : ""}`
         : "A malformed `X-D1-Bookmark` request header (`code` validation_failed, `details.header`)",
     ),
     ...(authenticated
