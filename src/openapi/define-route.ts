@@ -10,7 +10,7 @@ import { declareEntityTags, declareNoEntityTag, type EntityTagRole, noEntityTagT
 import { EVERY_REQUEST_HEADERS, EVERY_RESPONSE_HEADERS, QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
 import { idempotencyKeyHeader, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
 import { checkedLocation, locationHeader, locationOfCreated } from "./location";
-import { validationHook } from "./validation";
+import { signedBodyHook, validationHook } from "./validation";
 
 /** Request bodies above this are refused with 413 unless a route sets its own `bodyLimit`. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -157,7 +157,7 @@ function refusalDescription(spec: RouteSpec): string {
   return `Too many requests (\`code\` rate_limited): ${limits.join(", or ")}`;
 }
 
-/** A JSON body's one refused key (openapi/validation.ts), said where a route takes a body. */
+/** A JSON body's one refused key (lib/reserved-keys.ts), said where a route takes a body that is not a third party's signed one. */
 const RESERVED_KEY_NOTE = "; a JSON body may not use the object key `__proto__`, at any depth";
 
 /** The error responses that follow from a route's access kind and shape. */
@@ -167,7 +167,7 @@ function standardErrors(spec: RouteSpec) {
     // Every request may carry a malformed X-D1-Bookmark (refused before any route runs, app.ts).
     400: errorResponse(
       hasInput(spec) || spec.access === "signed"
-        ? `Invalid request: \`details\` names each problem (\`code\` validation_failed)${hasBody(spec) ? RESERVED_KEY_NOTE : ""}`
+        ? `Invalid request: \`details\` names each problem (\`code\` validation_failed)${hasBody(spec) && spec.access !== "signed" ? RESERVED_KEY_NOTE : ""}`
         : "A malformed `X-D1-Bookmark` request header (`code` validation_failed, `details.header`)",
     ),
     ...(authenticated
@@ -310,6 +310,9 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
+/** Routes whose body a third party signed (`access: "signed"`): validated by `signedBodyHook`. */
+const SIGNED_ROUTES = new WeakSet<object>();
+
 /**
  * Defines a route from one declaration: its access kind sets the contract's
  * `security`, its standard error responses and the middleware that enforces
@@ -356,13 +359,15 @@ export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R>
   const declared = { ...standardErrors(spec), ...config.responses };
   const responses = withResponseHeaders(spec, declared);
   if (!takesIdempotencyKey(spec)) {
-    return createRoute({
+    const defined = createRoute({
       ...config,
       request: withRequestHeaders(config.request, EVERY_REQUEST_HEADERS),
       security: SECURITY[access],
       responses,
       middleware,
-    }) as unknown as DefinedRoute<R>;
+    });
+    if (access === "signed") SIGNED_ROUTES.add(defined);
+    return defined as unknown as DefinedRoute<R>;
   }
   // After the body limit: the key's fingerprint reads the body.
   const keepResponses = secretResponse !== true;
@@ -407,7 +412,8 @@ export function headersCanFail(headers: unknown): boolean {
 export function createRouter(): OpenAPIHono<AppEnv> {
   const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const register = router.openapi;
-  router.openapi = ((route, handler, hook) => {
+  router.openapi = ((route, handler, routeHook) => {
+    const hook = routeHook ?? (SIGNED_ROUTES.has(route) ? signedBodyHook : undefined);
     if (!route.request?.headers || headersCanFail(route.request.headers)) return register(route, handler, hook);
     const { middleware: _middleware, hide, ...described } = route;
     if (!hide) router.openAPIRegistry.registerPath(described);
