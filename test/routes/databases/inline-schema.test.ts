@@ -191,7 +191,6 @@ describe("a database created with an inline properties.schema", () => {
       "default_column",
     ],
     // The object form: its key is the id (and the name when none is given), held to the same rules.
-    ["a key __proto__", JSON.parse('{"__proto__": {"type": "text"}}'), "properties.schema.__proto__", "custom"],
     ["a key with NUL", { "a\u0000b": { type: "text" } }, "properties.schema.a\u0000b", "custom"],
     ["a key with a lone surrogate", { "a\ud800": { type: "text" } }, "properties.schema.a\ud800", "custom"],
     ["an empty key", { "": { type: "text" } }, "properties.schema.", "too_small"],
@@ -222,6 +221,20 @@ describe("a database created with an inline properties.schema", () => {
       expectErrorBody(res, 400);
       expect(issuesOf(res)).toContainEqual(expect.objectContaining({ path, code }));
       expect((res.body as unknown as { details: { field: string } }).details.field).toBe("properties.schema");
+    }
+    expect(await countOwnedBlocks(user.id)).toBe(0);
+  });
+});
+
+describe("a key __proto__ in the object form", () => {
+  it("is refused by the body's check as in any body (400 at its path), writing nothing", async () => {
+    const user = await createUser();
+    for (const via of ["pages", "blocks"] as const) {
+      const res = await createDatabase(user, JSON.parse('{"__proto__": {"type": "text"}}'), via);
+      expectErrorBody(res, 400);
+      expect(issuesOf(res)).toContainEqual(
+        expect.objectContaining({ path: "properties.schema.__proto__", code: "custom" }),
+      );
     }
     expect(await countOwnedBlocks(user.id)).toBe(0);
   });
