@@ -46,9 +46,19 @@ function dottedPath(at: KeyPath): string {
   return keys.reverse().join(".");
 }
 
-/** The 400 of a request body holding the key at `path`, shaped as the body's validation failures are. */
-export const reservedKeyRefused = (path: string) =>
-  badRequest("Invalid request body", {
+/**
+ * Refuses JSON `text` that holds the key (400, shaped as a body's validation failures are, its path
+ * under `under` when given): `value` is the text already parsed, or it is parsed here, and only
+ * when the text could hold the key.
+ */
+export function refuseReservedKeyIn(text: string, value?: unknown, under?: string): void {
+  if (!mayHoldReservedKey(text)) return;
+  const path = reservedKeyPath(value === undefined ? JSON.parse(text) : value);
+  if (path === undefined) return;
+  throw badRequest("Invalid request body", {
     source: "request body",
-    issues: [{ path, message: `The key ${RESERVED_KEY} is reserved`, code: "custom" }],
+    issues: [
+      { path: under ? `${under}.${path}` : path, message: `The key ${RESERVED_KEY} is reserved`, code: "custom" },
+    ],
   });
+}

@@ -1,7 +1,7 @@
 import type { Hook } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { badRequest, validationDetails } from "../lib/errors";
-import { mayHoldReservedKey, reservedKeyPath, reservedKeyRefused } from "../lib/reserved-keys";
+import { refuseReservedKeyIn } from "../lib/reserved-keys";
 
 const TARGET_NAMES: Record<string, string> = {
   json: "request body",
@@ -23,7 +23,8 @@ const refuseInvalid = (result: any): void => {
 // biome-ignore lint/suspicious/noExplicitAny: the hook is shared by routes of every shape
 export const validationHook: Hook<any, any, any, any> = async (result, c: Context) => {
   refuseInvalid(result);
-  if (result.target === "json") await refuseReservedKey(c);
+  // The body's text as the validator read it (Hono keeps the text, or the bytes it decodes again).
+  if (result.target === "json") refuseReservedKeyIn(await c.req.text());
 };
 
 /**
@@ -32,14 +33,3 @@ export const validationHook: Hook<any, any, any, any> = async (result, c: Contex
  */
 // biome-ignore lint/suspicious/noExplicitAny: the hook is shared by routes of every shape
 export const signedBodyHook: Hook<any, any, any, any> = (result) => refuseInvalid(result);
-
-/**
- * The body's text as the validator read it (Hono keeps the text, or the bytes it decodes again),
- * parsed again only when it could hold the key.
- */
-async function refuseReservedKey(c: Context): Promise<void> {
-  const text = await c.req.text();
-  if (!mayHoldReservedKey(text)) return;
-  const path = reservedKeyPath(JSON.parse(text));
-  if (path !== undefined) throw reservedKeyRefused(path);
-}

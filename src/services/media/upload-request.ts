@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { RequestContext } from "../../lib/context";
 import { ApiError, badRequest, validationDetails } from "../../lib/errors";
 import { withinJsonDepth } from "../../lib/json-depth";
-import { mayHoldReservedKey, reservedKeyPath, reservedKeyRefused } from "../../lib/reserved-keys";
+import { refuseReservedKeyIn } from "../../lib/reserved-keys";
 import { MEDIA_METADATA_MAX_BYTES, MEDIA_METADATA_MAX_DEPTH } from "../../schemas/media";
 import { base64Length, MULTIPART_ALLOWANCE_BYTES, maxJsonUploadBytes, maxUploadBytes } from "./config";
 import { essence } from "./content-types";
@@ -82,9 +82,6 @@ export function checkedMetadata(value: unknown): Record<string, unknown> {
   if (!withinJsonDepth(value, MEDIA_METADATA_MAX_DEPTH)) {
     throw badRequest(`metadata must nest at most ${MEDIA_METADATA_MAX_DEPTH} levels`, { field: "metadata" });
   }
-  // A multipart field's JSON reaches no validation hook (openapi/validation.ts): checked here.
-  const reserved = reservedKeyPath(value);
-  if (reserved !== undefined) throw reservedKeyRefused(`metadata.${reserved}`);
   const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
   if (bytes > MEDIA_METADATA_MAX_BYTES) {
     throw badRequest(`metadata must be at most ${MEDIA_METADATA_MAX_BYTES} bytes as JSON`, {
@@ -102,7 +99,10 @@ function parseMetadataText(text: string): Record<string, unknown> {
   } catch {
     throw badRequest("metadata must be a JSON object", { field: "metadata" });
   }
-  return checkedMetadata(value);
+  const metadata = checkedMetadata(value);
+  // A multipart field's JSON reaches no validation hook (openapi/validation.ts): checked here.
+  refuseReservedKeyIn(text, value, "metadata");
+  return metadata;
 }
 
 /** Reads an upload request: multipart or JSON; any other Content-Type is a 415. */
@@ -223,8 +223,7 @@ async function readJson(ctx: RequestContext, request: Request): Promise<UploadIn
   const parsed = UploadJsonBody.safeParse(value);
   if (!parsed.success) throw badRequest("Invalid request body", validationDetails(parsed.error, "request body"));
   // Read here, not by a route's validator: the key is refused here as the validation hook refuses it.
-  const reserved = mayHoldReservedKey(text) ? reservedKeyPath(value) : undefined;
-  if (reserved !== undefined) throw reservedKeyRefused(reserved);
+  refuseReservedKeyIn(text, value);
   const body = parsed.data;
   // Checked before decoding: the decoded size follows from the text's length.
   if (Math.floor((body.content_base64.length * 3) / 4) - 2 > maxFileBytes) throw tooLarge(maxFileBytes);
