@@ -55,48 +55,51 @@ const SWEEP_AT = 10_000;
  * itself, so a client hammering past its limit costs no binding call either. Null when no
  * API_RATE_LIMITER is bound: then nothing is limited and no RateLimit fields are sent.
  */
-export async function countCredential(env: Env, actor: Actor, now: Date): Promise<QuotaCount | null> {
+export const countCredential = (env: Env, actor: Actor, now: Date): Promise<QuotaCount | null> =>
+  countRequests(env, actor, now, 1);
+
+/**
+ * Counts `times` more requests of `actor` at `now`, as that many requests would count (an MCP
+ * batch's requests past its first). When this isolate has fewer than `times` left in the window,
+ * they are refused together with nothing counted, so a batch that cannot fit uses none of what is
+ * left. Null when no API_RATE_LIMITER is bound.
+ */
+export const countCredentialTimes = (env: Env, actor: Actor, now: Date, times: number): Promise<QuotaCount | null> =>
+  countRequests(env, actor, now, times);
+
+async function countRequests(env: Env, actor: Actor, now: Date, times: number): Promise<QuotaCount | null> {
   const limiter = env.API_RATE_LIMITER as RateLimit | undefined;
   if (!limiter) return null;
   const policy = credentialPolicy(env);
   const { window, resetSeconds } = windowAt(policy, now);
   const partition = partitionKey(policy, actor);
-
-  let entry = counted.get(partition);
-  if (!entry || entry.window !== window) {
-    if (!entry && counted.size >= SWEEP_AT) {
-      for (const [key, value] of counted) if (value.window !== window) counted.delete(key);
-    }
-    entry = { window, count: 0 };
-    counted.set(partition, entry);
+  const entry = windowCount(partition, window);
+  if (entry.count + times > policy.quota) {
+    return { policy, admitted: false, remaining: Math.max(0, policy.quota - entry.count), resetSeconds };
   }
-  const admitted = entry.count < policy.quota && (await limiter.limit({ key: partition })).success;
-  entry.count = admitted ? entry.count + 1 : Math.max(entry.count, policy.quota);
-  return { policy, admitted, remaining: Math.max(0, policy.quota - entry.count), resetSeconds };
+  // Taken before the binding is asked, in the same synchronous step as the check: a request of the
+  // same credential that arrives while the binding answers finds these counted, so a batch is
+  // counted whole or refused whole, and two requests never both take the last one.
+  entry.count += times;
+  const answers = await Promise.all(Array.from({ length: times }, () => limiter.limit({ key: partition })));
+  if (answers.every((answer) => answer.success)) {
+    return { policy, admitted: true, remaining: Math.max(0, policy.quota - entry.count), resetSeconds };
+  }
+  // The binding counts every isolate's requests: what it refuses, this isolate refuses until the window ends.
+  entry.count = Math.max(entry.count, policy.quota);
+  return { policy, admitted: false, remaining: 0, resetSeconds };
 }
 
-/**
- * Counts `times` more requests of `actor` at `now`, as that many requests would count (an MCP
- * batch's requests past its first). When this isolate has seen fewer than `times` left in the
- * window, they are refused together with nothing counted, so a batch that cannot fit uses none of
- * what is left. Null when no API_RATE_LIMITER is bound.
- */
-export async function countCredentialTimes(
-  env: Env,
-  actor: Actor,
-  now: Date,
-  times: number,
-): Promise<QuotaCount | null> {
-  if (!env.API_RATE_LIMITER) return null;
-  const policy = credentialPolicy(env);
-  const { window, resetSeconds } = windowAt(policy, now);
-  const entry = counted.get(partitionKey(policy, actor));
-  const remaining = policy.quota - (entry?.window === window ? entry.count : 0);
-  let last: QuotaCount = { policy, admitted: remaining >= times, remaining, resetSeconds };
-  for (let count = 0; last.admitted && count < times; count++) {
-    last = (await countCredential(env, actor, now)) ?? last;
+/** This isolate's count of a partition in `window`, started at zero when the window is new. */
+function windowCount(partition: string, window: number): { window: number; count: number } {
+  const entry = counted.get(partition);
+  if (entry && entry.window === window) return entry;
+  if (!entry && counted.size >= SWEEP_AT) {
+    for (const [key, value] of counted) if (value.window !== window) counted.delete(key);
   }
-  return last;
+  const started = { window, count: 0 };
+  counted.set(partition, started);
+  return started;
 }
 
 /** The 429 of a credential past its quota: `Retry-After` is the end of the window. */
