@@ -13,9 +13,9 @@ import { recordMigratedDatabase, resetToMigratedDatabase } from "./helpers/migra
 // share, and workerd refuses a request that waits on another request's I/O ("Cannot perform I/O on
 // behalf of a different request"). test/lib/lazy-app.test.ts covers the lazy loading itself.
 await Promise.all(ROUTE_GROUPS.map((group) => group.load()));
-// The same for the modules a request imports when it needs them, through the same import() calls
-// (the runner resolves an import() per importing module): concurrent webhook deliveries were the
-// first to load `stripe` in some runs.
+// The same for the modules a request imports when it needs them, through the Worker's loaders,
+// which keep what they loaded (lib/load-once.ts): the runner answers every import() call with a call
+// to its module server, even for a module it has, and concurrent requests would share it.
 await Promise.all([loadStripe(), loadPdfWriter(), loadLocalParser()]);
 
 // Idempotent: applied migrations are recorded in the d1_migrations table. The first file of the run

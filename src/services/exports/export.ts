@@ -1,6 +1,7 @@
 import { Zip, ZipDeflate } from "fflate";
 import type { UserContext } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
+import { loadOnce } from "../../lib/load-once";
 import { log } from "../../lib/log";
 import type { BlockTree } from "../../schemas/blocks";
 import { PAGE_LIKE_TYPES } from "../block-writes/typed-fields";
@@ -186,7 +187,7 @@ export async function exportPage(ctx: UserContext, id: string, requested?: Expor
  * The PDF writer: pdf-lib (with its fonts' metrics, decompressed as it loads) is loaded by the first
  * PDF export, not at every isolate's startup (docs/performance.md, Startup).
  */
-export const loadPdfWriter = () => import("../content/pdf");
+export const loadPdfWriter = loadOnce(() => import("../content/pdf"));
 
 /**
  * A page's or row's markdown export as text (what `exportPage` writes as its markdown file), with

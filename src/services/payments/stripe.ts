@@ -6,6 +6,7 @@
 import type Stripe from "stripe";
 import type { RequestContext } from "../../lib/context";
 import { ApiError, badRequest } from "../../lib/errors";
+import { loadOnce } from "../../lib/load-once";
 import { log } from "../../lib/log";
 import { callThirdParty, OutboundError } from "../../lib/outbound";
 import { requiredSecret } from "../../lib/secrets";
@@ -38,7 +39,7 @@ const STRIPE_RETRIES = 1;
  * which an isolate then builds only when a request needs it, not at startup for every request
  * (docs/performance.md, Startup).
  */
-export const loadStripe = async (): Promise<typeof Stripe> => (await import("stripe")).default;
+export const loadStripe = loadOnce(async (): Promise<typeof Stripe> => (await import("stripe")).default);
 
 /** 503 `unavailable` unless STRIPE_SECRET_KEY is set: what a caller learns before anything else. */
 export function requireStripeKey(ctx: RequestContext): string {

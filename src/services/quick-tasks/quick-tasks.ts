@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { UserContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
+import { loadOnce } from "../../lib/load-once";
 import { log } from "../../lib/log";
 import { retryWhileStale } from "../../lib/stale-write-retry";
 import type { QuickTaskCreated, QuickTaskPreview, QuickTaskTargetDatabase } from "../../schemas/quick-tasks";
@@ -89,7 +90,7 @@ async function parseText(
  * The local parser: chrono-node (which builds its English parsers as it loads) is loaded by the
  * first local parse, not at every isolate's startup (docs/performance.md, Startup).
  */
-export const loadLocalParser = () => import("./local-parser");
+export const loadLocalParser = loadOnce(() => import("./local-parser"));
 
 interface ResolvedTarget {
   /** Undefined only in a preview before the built-in Tasks database is installed. */
