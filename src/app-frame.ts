@@ -7,7 +7,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { serverTimingValue } from "./db/round-trips";
 import { checkBookmarkHeader, D1_BOOKMARK_HEADER, sessionConstraint, sessionDatabase } from "./db/sessions";
 import { type AppEnv, createContext, type RequestContext } from "./lib/context";
-import { CORS_OPTIONS } from "./lib/cors";
+import { CORS_ANSWER_HEADERS, CORS_OPTIONS } from "./lib/cors";
 import { connectsFromLoopback } from "./lib/environment";
 import { type ApiError, codeForStatus, type ErrorBody, type Refusal } from "./lib/errors";
 import { failureAnswer, logFailure, refusalIn } from "./lib/failures";
@@ -49,9 +49,22 @@ export function assembleApp(routers: readonly App[], register?: (app: App) => vo
  */
 function useMiddleware(app: App): void {
   app.use("*", requestContext);
-  app.use("*", cors(CORS_OPTIONS));
+  app.use("*", answerPreflight);
   app.use("*", refuseMalformedBookmark);
 }
+
+const preflight = cors(CORS_OPTIONS);
+
+/**
+ * A CORS preflight is answered by Hono's middleware, here and for every path; the headers of every
+ * other answer are set by `requestContext` once the answer is made. Hono's middleware would set them
+ * before the route runs, on a response Hono then copies into the route's own, headers and all: two
+ * copies of every response, for two headers that never vary.
+ */
+const answerPreflight: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method === "OPTIONS") return preflight(c, next);
+  await next();
+};
 
 /** `answer` asked once, when first needed. */
 function once<T>(answer: () => T): () => T {
@@ -67,7 +80,7 @@ const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /**
  * The request context (actor, metered D1, bindings, clock, request id), and the headers every
- * response carries: the request id, nosniff, the D1 bookmark and what the request cost.
+ * response carries: the request id, nosniff, CORS, the D1 bookmark and what the request cost.
  */
 const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
@@ -94,19 +107,35 @@ const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   });
   c.set("ctx", ctx);
   await next();
-  c.res.headers.set("X-Request-Id", requestId);
-  c.res.headers.set("X-Content-Type-Options", "nosniff");
+  const headers = answerHeaders(c);
+  headers.set("X-Request-Id", requestId);
+  for (const [name, value] of CORS_ANSWER_HEADERS) headers.set(name, value);
   const bookmark = session.getBookmark();
-  if (bookmark) c.res.headers.set(D1_BOOKMARK_HEADER, bookmark);
-  c.res.headers.append("Server-Timing", serverTimingValue(ctx.meter));
+  if (bookmark) headers.set(D1_BOOKMARK_HEADER, bookmark);
+  headers.append("Server-Timing", serverTimingValue(ctx.meter));
   const authSource = c.get("authSource");
-  if (authSource) c.res.headers.append("Server-Timing", `auth;desc="${authSource}"`);
+  if (authSource) headers.append("Server-Timing", `auth;desc="${authSource}"`);
   // A credential that turned out dead (401) has no quota to report.
   const rateLimit = c.get("rateLimit");
-  if (rateLimit && c.res.status !== 401) writeQuotaCount(c.res.headers, rateLimit);
+  if (rateLimit && c.res.status !== 401) writeQuotaCount(headers, rateLimit);
   // The route's access middleware replaces the context with one that knows the caller.
   if (c.env.REQUEST_LOG !== "off") logRequest(c, c.get("ctx") ?? ctx, Date.now() - started);
 };
+
+/**
+ * The headers of the request's answer, to add to, with nosniff set. An answer made as a response
+ * from elsewhere (a `fetch`'s) has immutable headers, which the first header set finds out: it is
+ * answered through a copy of itself.
+ */
+function answerHeaders(c: Context<AppEnv>): Headers {
+  try {
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
+  } catch {
+    c.res = new Response(c.res.body, c.res);
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
+  }
+  return c.res.headers;
+}
 
 /**
  * The one line each request leaves (Workers Logs): what was asked (method and route template,

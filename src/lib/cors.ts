@@ -37,3 +37,9 @@ export const CORS_OPTIONS: Parameters<typeof cors>[0] = {
   exposeHeaders: EXPOSED_HEADERS,
   maxAge: PREFLIGHT_MAX_AGE_SECONDS,
 };
+
+/** What every answer but a preflight's carries: what `cors(CORS_OPTIONS)` sets on it. */
+export const CORS_ANSWER_HEADERS: readonly (readonly [string, string])[] = [
+  ["Access-Control-Allow-Origin", "*"],
+  ["Access-Control-Expose-Headers", EXPOSED_HEADERS.join(",")],
+];
