@@ -79,15 +79,31 @@ async function countRequests(env: Env, actor: Actor, now: Date, times: number): 
   }
   // Taken before the binding is asked, in the same synchronous step as the check: a request of the
   // same credential that arrives while the binding answers finds these counted, so a batch is
-  // counted whole or refused whole, and two requests never both take the last one.
+  // counted whole or refused whole here, and two requests never both take the last one.
   entry.count += times;
-  const answers = await Promise.all(Array.from({ length: times }, () => limiter.limit({ key: partition })));
-  if (answers.every((answer) => answer.success)) {
-    return { policy, admitted: true, remaining: Math.max(0, policy.quota - entry.count), resetSeconds };
+  let admitted: boolean;
+  try {
+    admitted = await askBinding(limiter, partition, times);
+  } catch (error) {
+    // Not served: what was taken for it is given back.
+    entry.count -= times;
+    throw error;
   }
+  if (admitted) return { policy, admitted, remaining: Math.max(0, policy.quota - entry.count), resetSeconds };
   // The binding counts every isolate's requests: what it refuses, this isolate refuses until the window ends.
   entry.count = Math.max(entry.count, policy.quota);
-  return { policy, admitted: false, remaining: 0, resetSeconds };
+  return { policy, admitted, remaining: 0, resetSeconds };
+}
+
+/**
+ * Whether the binding admits `times` requests of `partition`, asked one at a time and no further
+ * once it refuses one (it counts what it admitted: that cannot be given back).
+ */
+async function askBinding(limiter: RateLimit, partition: string, times: number): Promise<boolean> {
+  for (let count = 0; count < times; count++) {
+    if (!(await limiter.limit({ key: partition })).success) return false;
+  }
+  return true;
 }
 
 /** This isolate's count of a partition in `window`, started at zero when the window is new. */

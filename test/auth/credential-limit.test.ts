@@ -48,6 +48,20 @@ describe("counting a credential's requests", () => {
     expect(await countCredentialTimes(tiny, actor, now, 2)).toMatchObject({ admitted: true, remaining: 0 });
   });
 
+  it("a binding that fails gives back what was taken: the request is not served and uses nothing", async () => {
+    await startEarlyInAWindow();
+    const actor = someKey();
+    const now = new Date();
+    expect(await countCredential(tiny, actor, now)).toMatchObject({ admitted: true, remaining: 2 });
+    // The platform's binding, failing once (as a call to it can): injected around the real one.
+    const failing = {
+      ...tiny,
+      API_RATE_LIMITER: { limit: () => Promise.reject(new Error("rate limiter unavailable")) },
+    } as unknown as Env;
+    await expect(countCredentialTimes(failing, actor, now, 2)).rejects.toThrow("rate limiter unavailable");
+    expect(await countCredentialTimes(tiny, actor, now, 2)).toMatchObject({ admitted: true, remaining: 0 });
+  });
+
   it("nothing is counted or limited without the binding", async () => {
     const unbound = { ...env, API_RATE_LIMITER: undefined } as unknown as Env;
     expect(await countCredential(unbound, someKey(), new Date())).toBeNull();
