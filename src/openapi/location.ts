@@ -71,9 +71,17 @@ function fieldOf(body: unknown, path: string): string | undefined {
  */
 export function locationOfCreated(location: string): MiddlewareHandler {
   return async (c, next) => {
+    // The answer as the handler gave it to `c.json`, so the 201 is neither copied nor parsed
+    // again. An answer made otherwise, such as an Idempotency-Key replay, is read back.
+    let answered: { body: unknown } | undefined;
+    const json = c.json;
+    c.json = ((body: unknown, ...rest: unknown[]) => {
+      answered = { body };
+      return (json as (...args: unknown[]) => Response)(body, ...rest);
+    }) as typeof c.json;
     await next();
     if (c.res.status !== 201) return;
-    const body: unknown = await c.res.clone().json();
+    const body: unknown = answered ? answered.body : await c.res.clone().json();
     const missing: string[] = [];
     const url = location.replace(PLACEHOLDER, (_placeholder, name: string) => {
       const value = name.startsWith(PATH_PREFIX) ? c.req.param(name.slice(PATH_PREFIX.length)) : fieldOf(body, name);
