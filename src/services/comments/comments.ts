@@ -90,9 +90,9 @@ export interface CreateCommentInput {
 }
 
 /**
- * Adds a comment to a block the caller can see and that is active, or a reply to a
- * top-level comment on that same block. One conditional INSERT, behind the read that
- * explains a refusal.
+ * Adds a comment to a block the caller can see and that is shown on its page (it and every
+ * block above it up to its page visible and active), or a reply to a top-level comment on that
+ * same block. One conditional INSERT, behind the read that explains a refusal.
  */
 export async function createComment(ctx: UserContext, input: CreateCommentInput): Promise<Comment> {
   const parentId = input.parent_id ?? null;
@@ -112,7 +112,7 @@ export async function createComment(ctx: UserContext, input: CreateCommentInput)
     sql`INSERT INTO comments (id, block_id, parent_id, content, created_by, created_at, updated_at)
       SELECT ${newId()}, b.id, ${parentId}, ${input.content}, ${ctx.actor.userId}, ${timestamp}, ${timestamp}
       FROM blocks b
-      WHERE b.id = ${input.block_id} AND ${visibleTo(ctx.actor)} AND ${isActive()}
+      WHERE b.id = ${input.block_id} AND ${visibleTo(ctx.actor)} AND ${shownOnItsPage(ctx.actor, sql.raw("b.id"))} = 1
         AND (${parentId} IS NULL OR EXISTS (
           SELECT 1 FROM comments pc WHERE pc.id = ${parentId} AND pc.block_id = b.id AND pc.parent_id IS NULL))
       RETURNING *`,

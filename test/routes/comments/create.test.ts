@@ -124,11 +124,14 @@ describe("POST /api/v1/comments", () => {
     expect((await listBlockComments(alice, shared)).body.map((c) => c.id)).toEqual([comment.id]);
   });
 
-  it("page_id is null when the page above a visible block is not visible to the caller", async () => {
+  it("a shared block on a page the caller cannot see is a 404 (not shown on its page), storing nothing", async () => {
     const [alice, bob] = [await createUser(), await createUser()];
     const alicesPage = await insertBlock({ type: "page", created_by: alice.id });
     const shared = await insertBlock({ parent_id: alicesPage, created_by: null });
-    expect((await createComment(bob, shared)).page_id).toBeNull();
+    const refused = await postComment(bob, { block_id: shared, content: "Into Alice's thread" });
+    expectErrorBody(refused, 404);
+    expect(refused.body.details).toEqual({ block_id: shared });
+    expect(await storedCommentsOn([shared])).toEqual([]);
     expect((await createComment(alice, shared)).page_id).toBe(alicesPage);
   });
 
@@ -218,6 +221,20 @@ describe("POST /api/v1/comments", () => {
       const id = await insertBlock({ created_by: user.id, ...flags });
       const res = await postComment(user, { block_id: id, content: "Too late" });
       expectErrorBody(res, 404);
+      expect(await storedCommentsOn([id])).toEqual([]);
+    });
+
+    it.each([
+      ["archived", { archived: true }],
+      ["trashed", { in_trash: true }],
+    ])("an active block under an %s page (hidden with it)", async (_case, flags) => {
+      const user = await createUser();
+      const page = await insertBlock({ type: "page", created_by: user.id, ...flags });
+      const toggle = await insertBlock({ type: "toggle", parent_id: page, created_by: user.id });
+      const id = await insertBlock({ parent_id: toggle, created_by: user.id });
+      const res = await postComment(user, { block_id: id, content: "On a hidden block" });
+      expectErrorBody(res, 404);
+      expect(res.body.details).toEqual({ block_id: id });
       expect(await storedCommentsOn([id])).toEqual([]);
     });
 
