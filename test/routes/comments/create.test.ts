@@ -130,7 +130,7 @@ describe("POST /api/v1/comments", () => {
     const shared = await insertBlock({ parent_id: alicesPage, created_by: null });
     const refused = await postComment(bob, { block_id: shared, content: "Into Alice's thread" });
     expectErrorBody(refused, 404);
-    expect(refused.body.details).toEqual({ block_id: shared });
+    expect(refused.body).toMatchObject({ details: { block_id: shared } });
     expect(await storedCommentsOn([shared])).toEqual([]);
     expect((await createComment(alice, shared)).page_id).toBe(alicesPage);
   });
@@ -234,7 +234,7 @@ describe("POST /api/v1/comments", () => {
       const id = await insertBlock({ parent_id: toggle, created_by: user.id });
       const res = await postComment(user, { block_id: id, content: "On a hidden block" });
       expectErrorBody(res, 404);
-      expect(res.body.details).toEqual({ block_id: id });
+      expect(res.body).toMatchObject({ details: { block_id: id } });
       expect(await storedCommentsOn([id])).toEqual([]);
     });
 
