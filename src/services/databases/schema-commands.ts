@@ -111,15 +111,22 @@ async function changeSchema<T>(
   ctx: UserContext,
   databaseId: string,
   preconditions: Preconditions,
-  change: (schema: DatabaseSchema) => Promise<T>,
+  change: (schema: DatabaseSchema, commit: (change: SchemaChange) => Promise<void>) => Promise<T>,
 ): Promise<SchemaChanged<T>> {
   return retryWhileStale("database schema", async () => {
     const schema = await loadDatabaseSchema(ctx, databaseId);
     assertPreconditions(preconditions, schemaValidator(schema));
-    const result = await change(schema);
-    // Every change increments the version it was written against, in the same batch, and leaves
-    // the schema in records (a legacy one is written out first).
-    return { result, schema: schemaValidator({ ...schema, version: schema.version + 1, legacy: false }) };
+    let written = false;
+    const result = await change(schema, async (statements) => {
+      await commitSchemaChange(ctx, schema, statements);
+      written = true;
+    });
+    // A change that was written incremented the version it was written against, in the same batch,
+    // and left the schema in records (a legacy one is written out first). One that changed nothing
+    // (a name given its own name) wrote nothing: the schema is still the version it was read at,
+    // and its validator says so, or a client holding it would match a later writer's version.
+    const left = written ? { ...schema, version: schema.version + 1, legacy: false } : schema;
+    return { result, schema: schemaValidator(left) };
   });
 }
 
@@ -144,7 +151,7 @@ export function addProperty(
   input: NewProperty,
   preconditions: Preconditions = {},
 ): Promise<SchemaChanged<PropertyDefinition>> {
-  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
+  return changeSchema(ctx, databaseId, preconditions, async (schema, commit) => {
     if (schema.properties.length >= MAX_PROPERTIES) {
       throw conflict(`A database has at most ${MAX_PROPERTIES} properties: remove one first`, {
         maximum: MAX_PROPERTIES,
@@ -164,7 +171,7 @@ export function addProperty(
       options: normalizeOptions(input.options ?? []),
       position: Math.max(-1, ...schema.properties.map((p) => p.position)) + 1,
     };
-    await commitSchemaChange(ctx, schema, {
+    await commit({
       statements: (timestamp, when) => [
         sql`INSERT INTO database_properties (id, database_id, name, name_key, type, options, position, created_at,
             updated_at)
@@ -266,7 +273,7 @@ export function updateProperty(
   input: { name?: string; type?: PropertyType },
   preconditions: Preconditions = {},
 ): Promise<SchemaChanged<PropertyDefinition>> {
-  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
+  return changeSchema(ctx, databaseId, preconditions, async (schema, commit) => {
     const property = findProperty(schema, propertyId);
     const renamed = input.name !== undefined && input.name !== property.name;
     const retyped = input.type !== undefined && input.type !== property.type;
@@ -290,8 +297,8 @@ export function updateProperty(
     };
     // A calendar or timeline laid out by a date stops being one if the date stops being a date.
     const losesDate = retyped && DATE_LIKE_TYPES.has(property.type) && !DATE_LIKE_TYPES.has(updated.type);
-    const commit = () =>
-      commitSchemaChange(ctx, schema, {
+    const write = () =>
+      commit({
         requires: losesDate ? sql`NOT ${laidOutBy(databaseId, propertyId)}` : undefined,
         statements: (timestamp, when) => [
           // The key is written only with a new name: a key the migration gave an older collision stays.
@@ -302,7 +309,7 @@ export function updateProperty(
           ...(retyped ? [removeFiltersFromViews(databaseId, propertyId, timestamp, when)] : []),
         ],
       });
-    await (losesDate ? unlessLaidOut(ctx, schema, property, "retyping", commit) : commit());
+    await (losesDate ? unlessLaidOut(ctx, schema, property, "retyping", write) : write());
     return updated;
   });
 }
@@ -318,7 +325,7 @@ export function removeProperty(
   propertyId: string,
   preconditions: Preconditions = {},
 ): Promise<SchemaChanged<void>> {
-  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
+  return changeSchema(ctx, databaseId, preconditions, async (schema, commit) => {
     const property = findProperty(schema, propertyId);
     if (property.type === "title") {
       throw badRequest("The title property cannot be removed", { property_id: propertyId });
@@ -327,7 +334,7 @@ export function removeProperty(
     // its values stay in the rows' JSON, where no query or named value (properties_by_name) reaches them.
     const path = isAddressable(propertyId) ? propertyPathSql(propertyId) : null;
     await unlessLaidOut(ctx, schema, property, "removing", () =>
-      commitSchemaChange(ctx, schema, {
+      commit({
         requires: sql`NOT ${laidOutBy(databaseId, propertyId)}`,
         statements: (timestamp, when) => [
           sql`DELETE FROM database_properties WHERE id = ${propertyId} AND database_id = ${databaseId} AND ${when}`,
@@ -414,7 +421,7 @@ export function addOption(
   input: { name: string; color?: string },
   preconditions: Preconditions = {},
 ): Promise<SchemaChanged<SelectOption>> {
-  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
+  return changeSchema(ctx, databaseId, preconditions, async (schema, commit) => {
     const property = selectLikeProperty(schema, propertyId);
     if (property.options.length >= MAX_OPTIONS) {
       throw conflict(`A property has at most ${MAX_OPTIONS} options: remove one first`, {
@@ -424,7 +431,7 @@ export function addOption(
     }
     assertOptionNameFree(property, input.name);
     const option: SelectOption = { id: newOptionId(), name: input.name, color: input.color ?? "default" };
-    await commitSchemaChange(ctx, schema, {
+    await commit({
       statements: (timestamp, when) => [saveOptions(schema, property, [...property.options, option], timestamp, when)],
     });
     return option;
@@ -443,7 +450,7 @@ export function updateOption(
   input: { name?: string; color?: string },
   preconditions: Preconditions = {},
 ): Promise<SchemaChanged<SelectOption>> {
-  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
+  return changeSchema(ctx, databaseId, preconditions, async (schema, commit) => {
     const property = selectLikeProperty(schema, propertyId);
     const option = property.options.find((candidate) => candidate.id === optionId);
     if (!option) throw notFound("Option not found", { property_id: propertyId, option_id: optionId });
@@ -455,7 +462,7 @@ export function updateOption(
     const onProperty = sql`f.value ->> '$.property' = ${property.id}`;
     const asString = sql`${onProperty} AND f.value ->> '$.value' = ${option.name}`;
     const asObject = sql`${onProperty} AND f.value ->> '$.value.name' = ${option.name}`;
-    await commitSchemaChange(ctx, schema, {
+    await commit({
       statements: (timestamp, when) => [
         saveOptions(
           schema,
@@ -491,12 +498,12 @@ export function removeOption(
   optionId: string,
   preconditions: Preconditions = {},
 ): Promise<SchemaChanged<void>> {
-  return changeSchema(ctx, databaseId, preconditions, async (schema) => {
+  return changeSchema(ctx, databaseId, preconditions, async (schema, commit) => {
     const property = selectLikeProperty(schema, propertyId);
     const option = property.options.find((candidate) => candidate.id === optionId);
     if (!option) throw notFound("Option not found", { property_id: propertyId, option_id: optionId });
     const onOption = filterNamesOption(property, option);
-    await commitSchemaChange(ctx, schema, {
+    await commit({
       statements: (timestamp, when) => [
         saveOptions(
           schema,

@@ -61,6 +61,41 @@ describe("database schema validators (RFC 9110 §8.8.3, §13.1)", () => {
     }
   });
 
+  it("a change that changes nothing answers the schema's tag as it stands, and that tag goes stale at the next change", async () => {
+    const user = await createUser();
+    const database = await statusDatabase(user);
+    const base = `${DATABASES}/${database.id}/properties`;
+    const status = database.prop("Status");
+    const todo = database.option("Status", "Todo");
+    const tag = (await getSchema(user, database.id)).headers.get("ETag") ?? "";
+    const records = await schemaRecords(database.id);
+    for (const [path, body] of [
+      [`${base}/${status.id}`, { name: "Status" }],
+      [`${base}/${status.id}`, { type: "select" }],
+      [`${base}/${status.id}/options/${todo.id}`, { name: "Todo" }],
+      [`${base}/${status.id}/options/${todo.id}`, { color: todo.color }],
+    ] as const) {
+      const res = await send(user, "PATCH", path, { "If-Match": tag }, body);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("ETag"), `${path} ${JSON.stringify(body)}`).toBe(tag);
+    }
+    expect(await schemaRecords(database.id)).toEqual(records);
+    // Another writer's change: the tag the no-op answered no longer matches, so nothing is overwritten.
+    const renamed = await send(user, "PATCH", `${base}/${status.id}/options/${todo.id}`, {}, { name: "Approved" });
+    expect(renamed.status).toBe(200);
+    const stale = await send(
+      user,
+      "PATCH",
+      `${base}/${status.id}/options/${todo.id}`,
+      { "If-Match": tag },
+      { name: "Draft" },
+    );
+    expectPreconditionFailed(stale, renamed.headers.get("ETag"), "a write with the no-op's tag");
+    expect((await getSchema(user, database.id)).body.properties.find((p) => p.id === status.id)?.options).toEqual([
+      expect.objectContaining({ id: todo.id, name: "Approved" }),
+    ]);
+  });
+
   it("two writers racing with one tag: exactly one wins, the other is a 412, the stored name is the winner's", async () => {
     const user = await createUser();
     const database = await statusDatabase(user);
