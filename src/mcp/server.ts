@@ -1,10 +1,24 @@
 import { z } from "@hono/zod-openapi";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { type AnyObjectSchema, type SchemaOutput, safeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import { getMethodLiteral } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
+import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Notification,
+  type Request,
+  type Result,
+  type ServerNotification,
+  type ServerRequest,
+  type ServerResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { missingScope } from "../auth/policies";
 import type { UserContext } from "../lib/context";
-import { badRequest, validationDetails } from "../lib/errors";
+import { badRequest, issuesRefused, joinPath, validationDetails } from "../lib/errors";
 import { toolListing } from "./listing";
 import { registerPageResources } from "./resources";
 import { type ToolDefinition, toolError, toolResult } from "./tool";
@@ -47,11 +61,49 @@ const INSTRUCTIONS =
 const jsonSchemaValidator = new CfWorkerJsonSchemaValidator();
 
 /**
- * tools/call accepted as any request of that method: the SDK's server checks its params itself and
- * answers a malformed one with -32602 Invalid params (JSON-RPC 2.0 §5.1), where a stricter schema
- * here would fail first, as -32603.
+ * `request` as its method's schema reads it, or -32602 Invalid params (JSON-RPC 2.0 §5.1): a
+ * sentence naming the method and the first problem at its path (`params.uri: ...`), as a REST 400
+ * names a body's, and the issues in `data`.
  */
-const ToolCallRequest = z.object({ method: z.literal("tools/call"), params: z.unknown() });
+function checkedRequest<T extends AnyObjectSchema>(method: string, schema: T, request: unknown): SchemaOutput<T> {
+  const parsed = safeParse(schema, request);
+  if (parsed.success) return parsed.data;
+  const issues = (parsed.error as z.ZodError).issues.map((issue) => ({
+    path: joinPath(String(issue.path[0] ?? "params"), issue.path.slice(1)),
+    message: issue.message,
+    code: issue.code,
+  }));
+  const refusal = issuesRefused(`params for ${method}`, issues);
+  throw new McpError(ErrorCode.InvalidParams, refusal.message, refusal.details);
+}
+
+/** What a handler of the SDK's Server is given besides the request (its `extra`). */
+type HandlerExtra = RequestHandlerExtra<ServerRequest | Request, ServerNotification | Notification>;
+
+type RequestHandler<T extends AnyObjectSchema> = (
+  request: SchemaOutput<T>,
+  extra: HandlerExtra,
+) => ServerResult | Result | Promise<ServerResult | Result>;
+
+/**
+ * The SDK's Server, but a request whose params its method's schema refuses is -32602 Invalid params
+ * (`checkedRequest`), for every method, the SDK's own included (initialize, ping: its constructors
+ * register them through this). The SDK lets such a schema's ZodError through its dispatch, and a
+ * thrown error without a code answers -32603 Internal error with the issues' JSON as its message
+ * (modelcontextprotocol/typescript-sdk#2284). Each handler is registered on Protocol, for any
+ * request of its method: Server's own registration of tools/call checks the params first, answering
+ * a malformed one with the issues' JSON as its message, and else adds only a check of our results.
+ */
+class ParamsCheckingServer extends Server {
+  override setRequestHandler<T extends AnyObjectSchema>(schema: T, handler: RequestHandler<T>): void {
+    const method = getMethodLiteral(schema);
+    Protocol.prototype.setRequestHandler.call(
+      this,
+      z.looseObject({ method: z.literal(method) }),
+      (request: unknown, extra: HandlerExtra) => handler(checkedRequest(method, schema, request), extra),
+    );
+  }
+}
 
 /**
  * The MCP server acting for `ctx`'s caller. tools/list lists the tools the credential's scopes
@@ -64,15 +116,15 @@ const ToolCallRequest = z.object({ method: z.literal("tools/call"), params: z.un
 export function createMcpServer(ctx: UserContext): Server {
   // The SDK's low-level Server (its "advanced use cases"): McpServer would answer tools and
   // resources its own way, and announce list changes.
-  const server = new Server(SERVER_INFO, {
+  const server = new ParamsCheckingServer(SERVER_INFO, {
     // Stateless, the server never sends a message unasked: no list changes to announce.
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator,
   });
   server.setRequestHandler(ListToolsRequestSchema, () => toolListing(TOOLS, ctx.actor.scopes));
-  server.setRequestHandler(ToolCallRequest, async (request) => {
-    const { name, arguments: args } = CallToolRequestSchema.parse(request).params;
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: args } = request.params;
     const tool = TOOLS_BY_NAME.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { tool: name });
     const refusal = missingScope(ctx.actor, tool.scope);

@@ -237,6 +237,32 @@ describe("the HTTP answers around the protocol", () => {
     }
   });
 
+  it.each([
+    ["initialize", { capabilities: {} }],
+    ["initialize", undefined],
+    ["tools/list", { cursor: 5 }],
+    ["tools/call", undefined],
+    ["tools/call", { arguments: {} }],
+    ["resources/list", { cursor: 5 }],
+    ["resources/templates/list", { cursor: [] }],
+    ["resources/read", {}],
+    ["resources/read", { uri: 5 }],
+  ])("%s with params %j is -32602 Invalid params, in a sentence, with the issues in data", async (method, params) => {
+    const res = await postMcp(await createUser(), { jsonrpc: "2.0", id: 11, method, ...(params && { params }) });
+    expect(res.status).toBe(200);
+    const error = (res.body as { error: { code: number; message: string; data: { issues: unknown[] } } }).error;
+    expect(res.body).toMatchObject({ jsonrpc: "2.0", id: 11 });
+    expect(error.code).toBe(-32602);
+    expect(error.message).toMatch(new RegExp(`^MCP error -32602: Invalid params for ${method}: params`));
+    expect(error.message).not.toMatch(/[[{\n]/);
+    expect(error.data.issues.length).toBeGreaterThan(0);
+    expect(error.data.issues[0]).toEqual({
+      path: expect.stringMatching(/^params/),
+      message: expect.any(String),
+      code: expect.any(String),
+    });
+  });
+
   it("an unknown method is a JSON-RPC error inside a 200", async () => {
     const res = await postMcp(await createUser(), { jsonrpc: "2.0", id: 7, method: "no/such/method" });
     expect(res.status).toBe(200);
