@@ -1,5 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, isJSONRPCRequest, type JSONRPCResponse, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { UserContext } from "../lib/context";
 import { ApiError, badRequest, codeForStatus } from "../lib/errors";
 import { createMcpServer } from "./server";
@@ -79,9 +79,38 @@ async function transportRefusal(response: Response): Promise<ApiError> {
  * Answers one POST of JSON-RPC messages (`body`, already parsed and checked as JSON-RPC, its Accept
  * by `refuseUnacceptable`) for the caller of `ctx`. One the transport refuses (an unsupported
  * MCP-Protocol-Version...) is the API's error envelope, with its JSON-RPC code in `details`. A
- * request with only notifications or responses is a 202.
+ * request with only notifications or responses is a 202; a batch is answered by `answerBatch`.
  */
-export async function answerMcp(ctx: UserContext, request: Request, body: unknown): Promise<Response> {
+export function answerMcp(ctx: UserContext, request: Request, body: unknown): Promise<Response> {
+  return Array.isArray(body) ? answerBatch(ctx, request, body) : answerMessages(ctx, request, body);
+}
+
+/**
+ * A batch answered as JSON-RPC 2.0 §6 says: an array of one response per request, a batch of one
+ * request included, and no body (a 202) for one of notifications only. The transport files answers
+ * by request id and sends a lone one bare: two requests of the same id would get one answer
+ * between them, and a batch of one an object. So each request goes to it under an id of its own,
+ * its place in the batch, which its answer gives back for the request's own.
+ */
+async function answerBatch(ctx: UserContext, request: Request, batch: unknown[]): Promise<Response> {
+  const ids = new Map<RequestId, RequestId>();
+  const renumbered = batch.map((message, place) => {
+    if (!isJSONRPCRequest(message)) return message;
+    ids.set(place, message.id);
+    return { ...message, id: place };
+  });
+  const response = await answerMessages(ctx, request, renumbered);
+  if (response.status !== 200) return response;
+  const answered = (await response.json()) as JSONRPCResponse | JSONRPCResponse[];
+  const answers = (Array.isArray(answered) ? answered : [answered]).map((answer) => ({
+    ...answer,
+    id: answer.id === undefined ? answer.id : ids.get(answer.id),
+  }));
+  return new Response(JSON.stringify(answers), { status: 200, headers: response.headers });
+}
+
+/** `body` (a message, or a batch's) through the SDK's transport, for the caller of `ctx`. */
+async function answerMessages(ctx: UserContext, request: Request, body: unknown): Promise<Response> {
   // The answer is JSON whatever the client accepts besides (enableJsonResponse): a client that
   // accepts JSON alone is served as one that also lists text/event-stream.
   const headers = new Headers(request.headers);

@@ -183,6 +183,43 @@ describe("the HTTP answers around the protocol", () => {
     }
   });
 
+  it("a batch is answered with an array of one response per request (JSON-RPC 2.0 §6), even of one, even with the same id twice", async () => {
+    const user = await createUser();
+    const ping = (id: unknown) => ({ jsonrpc: "2.0", id, method: "ping" });
+    const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+    const cases: [unknown[], unknown[]][] = [
+      [[ping(1)], [{ jsonrpc: "2.0", id: 1, result: {} }]],
+      [[initialized, ping(2)], [{ jsonrpc: "2.0", id: 2, result: {} }]],
+      [
+        [ping(1), ping(1)],
+        [
+          { jsonrpc: "2.0", id: 1, result: {} },
+          { jsonrpc: "2.0", id: 1, result: {} },
+        ],
+      ],
+      [
+        [ping("a"), { jsonrpc: "2.0", id: 0, method: "no/such/method" }, initialized, ping("a"), ping(0)],
+        [
+          { jsonrpc: "2.0", id: "a", result: {} },
+          { jsonrpc: "2.0", id: 0, error: { code: -32601 } },
+          { jsonrpc: "2.0", id: "a", result: {} },
+          { jsonrpc: "2.0", id: 0, result: {} },
+        ],
+      ],
+    ];
+    for (const [batch, answers] of cases) {
+      const res = await postMcp(user, batch);
+      expect(res.status, JSON.stringify(batch)).toBe(200);
+      expect(res.headers.get("Content-Type")).toContain("application/json");
+      expect(res.body, JSON.stringify(batch)).toMatchObject(answers);
+      expect((res.body as unknown as unknown[]).length).toBe(answers.length);
+    }
+    // A batch of notifications only is answered by none: a 202 with no body.
+    const res = await postMcp(user, [initialized, initialized]);
+    expect(res.status).toBe(202);
+    expect(res.body).toBe("");
+  });
+
   it("counts each request of a batch against the credential's quota, as that many POSTs (notifications not)", async () => {
     await startEarlyInAWindow(WINDOW);
     const user = await createUser();
