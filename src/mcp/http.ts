@@ -1,7 +1,16 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ErrorCode, isJSONRPCRequest, type JSONRPCResponse, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  isJSONRPCRequest,
+  JSONRPCErrorResponseSchema,
+  JSONRPCNotificationSchema,
+  JSONRPCRequestSchema,
+  type JSONRPCResponse,
+  JSONRPCResultResponseSchema,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { UserContext } from "../lib/context";
-import { ApiError, badRequest, codeForStatus } from "../lib/errors";
+import { ApiError, badRequest, codeForStatus, validationDetails } from "../lib/errors";
 import { createMcpServer } from "./server";
 
 // One HTTP request of MCP's Streamable HTTP transport (MCP 2025-11-25, Transports), answered by
@@ -55,6 +64,46 @@ export function refuseBatchOfLaterRevisions(protocolVersion: string | undefined)
     throw badRequest(`MCP ${protocolVersion} takes one JSON-RPC message per POST, not a batch`, {
       jsonrpc_error_code: ErrorCode.InvalidRequest,
       protocol_version: protocolVersion,
+    });
+  }
+}
+
+/**
+ * JSON that is no JSON-RPC message (or batch of them) is a 400 with JSON-RPC's -32600 Invalid
+ * Request in `details`, and the null id JSON-RPC answers it with (§5: the request's id cannot be
+ * known). The transport would call it -32700 Parse error, which JSON-RPC keeps for text that is no JSON.
+ */
+export const invalidRequest = (why: string, details?: Record<string, unknown>) =>
+  badRequest(`Invalid Request: ${why}`, { ...details, jsonrpc_error_code: ErrorCode.InvalidRequest, jsonrpc_id: null });
+
+const isRequestId = (id: unknown) => typeof id === "string" || Number.isSafeInteger(id);
+
+/** The SDK's schema of the kind of message `message` has the members of. */
+function messageSchemaOf(message: object) {
+  if ("method" in message) return "id" in message ? JSONRPCRequestSchema : JSONRPCNotificationSchema;
+  return "error" in message ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema;
+}
+
+/**
+ * Each message of `body` (checked against the contract's schema, which describes them loosely) is
+ * one as the SDK reads it, else `invalidRequest`: a request whose id is null (MCP: never null), a
+ * fraction or an object, a malformed `_meta`, a member no message has...
+ */
+export function refuseInvalidMessages(body: unknown): void {
+  const messages: object[] = Array.isArray(body) ? body : [body as object];
+  for (const [place, message] of messages.entries()) {
+    const parsed = messageSchemaOf(message).safeParse(message);
+    if (parsed.success) continue;
+    const where = Array.isArray(body) ? `message ${place} of the batch` : "the body";
+    const id = (message as { id?: unknown }).id;
+    const [first] = parsed.error.issues.map((issue) => `${issue.path.join(".") || "message"}: ${issue.message}`);
+    const why =
+      id !== undefined && !isRequestId(id)
+        ? `${where} has an id that is neither a string nor an integer (MCP: never null)`
+        : `${where} is no JSON-RPC 2.0 message as MCP takes them (${first})`;
+    throw invalidRequest(why, {
+      ...(Array.isArray(body) ? { batch_index: place } : {}),
+      ...validationDetails(parsed.error),
     });
   }
 }

@@ -266,12 +266,39 @@ describe("the HTTP answers around the protocol", () => {
     expect(fits.headers.get("RateLimit")).toMatch(/^"default";r=0;t=\d+$/);
   });
 
-  it("a body that is no JSON-RPC message is a 400 naming the body", async () => {
+  it("a body that is no JSON is a 400", async () => {
+    const res = await postMcp(await createUser(), "not json");
+    expectErrorBody(res, 400);
+    expect(res.body).toMatchObject({ code: "malformed_json" });
+  });
+
+  it("JSON that is no JSON-RPC message is a 400, -32600 Invalid Request (not -32700 Parse error) with no id, before any quota is counted", async () => {
     const user = await createUser();
-    for (const body of [{ hello: "world" }, { jsonrpc: "1.0", id: 1, method: "initialize" }, [], "not json"]) {
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    const bodies = [
+      { hello: "world" },
+      { jsonrpc: "1.0", id: 1, method: "initialize" },
+      [],
+      { jsonrpc: "2.0", id: null, method: "ping" },
+      { jsonrpc: "2.0", id: {}, method: "ping" },
+      { jsonrpc: "2.0", id: 1.5, method: "ping" },
+      { jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: "now" } },
+      [ping, { jsonrpc: "2.0", id: null, method: "tools/list" }],
+    ];
+    for (const body of bodies) {
       const res = await postMcp(user, body);
       expectErrorBody(res, 400);
+      expect(res.body, JSON.stringify(body)).toMatchObject({
+        code: "validation_failed",
+        details: { jsonrpc_error_code: -32600, jsonrpc_id: null },
+      });
+      expect(String(res.body.error), JSON.stringify(body)).toMatch(/^Invalid Request: /);
     }
+    const remaining = (res: { headers: Headers }) => Number(/;r=(\d+);/.exec(res.headers.get("RateLimit") ?? "")?.[1]);
+    const before = remaining(await postMcp(user, ping));
+    const refused = await postMcp(user, [ping, ping, { jsonrpc: "2.0", id: null, method: "ping" }]);
+    expect(refused.status).toBe(400);
+    expect(remaining(refused)).toBe(before - 1);
   });
 
   it.each([

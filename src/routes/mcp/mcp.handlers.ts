@@ -1,13 +1,23 @@
+import type { Hook } from "@hono/zod-openapi";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { countCredentialTimes, credentialRefused } from "../../auth/credential-limit";
-import { answerMcp, refuseBatchOfLaterRevisions, refuseUnacceptable } from "../../mcp/http";
+import { validationDetails } from "../../lib/errors";
+import {
+  answerMcp,
+  invalidRequest,
+  refuseBatchOfLaterRevisions,
+  refuseInvalidMessages,
+  refuseUnacceptable,
+} from "../../mcp/http";
 import type { Handler } from "../../openapi/define-route";
+import { validationHook } from "../../openapi/validation";
 import type * as routes from "./mcp.routes";
 
 export const call: Handler<typeof routes.call> = async (c) => {
   const body = c.req.valid("json");
   const ctx = c.get("ctx");
   refuseUnacceptable(c.req.raw);
+  refuseInvalidMessages(body);
   if (Array.isArray(body)) {
     const version = c.req.header("MCP-Protocol-Version");
     refuseBatchOfLaterRevisions(version);
@@ -24,4 +34,19 @@ export const call: Handler<typeof routes.call> = async (c) => {
     }
   }
   return answerMcp(ctx, c.req.raw, body);
+};
+
+/**
+ * The body's validation hook: JSON that is no JSON-RPC message or batch of them, as the contract
+ * describes them, is `invalidRequest` with the issues; the rest is every route's hook.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the route's hook, as validationHook is typed
+export const refuseNoJsonRpc: Hook<any, any, any, any> = (result, c) => {
+  if (!result.success && result.target === "json") {
+    throw invalidRequest(
+      "the body is no JSON-RPC 2.0 message, nor a batch of them",
+      validationDetails(result.error, "request body"),
+    );
+  }
+  return validationHook(result, c);
 };
