@@ -14,6 +14,7 @@ import { failureAnswer, logFailure, refusalIn } from "./lib/failures";
 import { log } from "./lib/log";
 import { findAllowedMethods } from "./lib/method-not-allowed";
 import { RATE_LIMIT_HEADER, refusedItem, writeQuotaCount } from "./lib/rate-limit-fields";
+import { MCP_PATH, refuseForeignOrigin } from "./mcp/origins";
 import { validationHook } from "./openapi/validation";
 
 export type App = OpenAPIHono<AppEnv>;
@@ -44,11 +45,13 @@ export function assembleApp(routers: readonly App[], register?: (app: App) => vo
 }
 
 /**
- * The request context, CORS, then the bookmark check. Access is not decided here: each route
- * declares its own (see openapi/define-route.ts).
+ * The request context, the MCP server's Origin check, CORS, then the bookmark check. Access is not
+ * decided here: each route declares its own (see openapi/define-route.ts). The Origin check is here,
+ * before CORS, as a preflight never reaches a route.
  */
 function useMiddleware(app: App): void {
   app.use("*", requestContext);
+  app.use(MCP_PATH, refuseForeignOrigin);
   app.use("*", answerPreflight);
   app.use("*", refuseMalformedBookmark);
 }
@@ -109,7 +112,7 @@ const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const headers = answerHeaders(c);
   headers.set("X-Request-Id", requestId);
-  for (const [name, value] of CORS_ANSWER_HEADERS) headers.set(name, value);
+  if (!c.get("originRefused")) for (const [name, value] of CORS_ANSWER_HEADERS) headers.set(name, value);
   const bookmark = session.getBookmark();
   if (bookmark) headers.set(D1_BOOKMARK_HEADER, bookmark);
   headers.append("Server-Timing", serverTimingValue(ctx.meter));

@@ -71,6 +71,8 @@ export interface AppEnv {
     authSource: string;
     /** The credential's count against its quota, for the RateLimit fields (auth/credential-limit.ts). */
     rateLimit: QuotaCount;
+    /** Set when the request's Origin may not call what it asks (mcp/origins.ts): its answer grants no CORS. */
+    originRefused?: boolean;
   };
 }
 

@@ -27,7 +27,8 @@ export const EXPOSED_HEADERS = [
 
 /**
  * How long a browser may reuse a preflight's answer, in seconds. Nothing in it varies by request
- * (any origin, the methods, whatever headers are asked for), so the longest any browser keeps:
+ * (any origin it answers, the methods, whatever headers are asked for: `/mcp` refuses the origins
+ * it does not allow before, mcp/origins.ts), so the longest any browser keeps:
  * Firefox's 24 hours; Chromium caps it at 2 hours and WebKit at 10 minutes by themselves.
  */
 export const PREFLIGHT_MAX_AGE_SECONDS = 86_400;
