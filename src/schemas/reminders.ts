@@ -258,7 +258,7 @@ export const ReminderSchema = z
     metadata: z.record(z.string(), z.unknown()).openapi({ example: { schedule_id: "sched_1" } }),
     status: z.enum(REMINDER_STATUSES).openapi({
       description:
-        "`scheduled`: waiting for `remind_at`. `snoozed`: postponed to `snoozed_until`. `fired`: `remind_at` fired and is not dismissed (a repeating reminder still fires its next occurrence at `next_fire_at`). `dismissed`, `cancelled`: ended by the caller. `completed`: a repeating reminder whose series ran out",
+        "`scheduled`: waiting for `remind_at`. `snoozed`: postponed to `snoozed_until`. `fired`: `remind_at` fired and is not dismissed (a repeating reminder still fires its next occurrence at `next_fire_at`). `dismissed`, `cancelled`: ended by the caller. `completed`: a repeating reminder whose series ran out (by its end rule, or at its last occurrence before 2100: past it no instant can be stored)",
       example: "scheduled",
     }),
     next_fire_at: z.string().nullable().openapi({

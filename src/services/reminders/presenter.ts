@@ -1,14 +1,14 @@
 import { sql } from "drizzle-orm";
-import { Temporal } from "temporal-polyfill";
 import type { RawRow } from "../../db/rows";
 import type { reminders } from "../../db/schema";
 import type { RecurrenceRule } from "../../domain/recurrence-rule";
 import { type Validator, type Versioned, withValidator } from "../../lib/entity-tags";
 import type { Reminder, ReminderStatus } from "../../schemas/reminders";
 import type { Series, Timing } from "./states";
+import { addLocalMs } from "./wall-clock";
 
 // A stored reminder read two ways: as the API shows it (presentReminder) and as the state rules
-// take it (seriesOf, timingOf), with the wall-clock arithmetic both need for its due time.
+// take it (seriesOf, timingOf).
 
 /** A `reminders` row as D1 returns it. */
 export type ReminderRecord = RawRow<typeof reminders, { channel: "push" | "in_app"; status: ReminderStatus }>;
@@ -24,6 +24,7 @@ export const seriesOf = (record: ReminderRecord): Series => ({
   rule: parseRule(record.recurrence_rule),
   timeZone: record.timezone,
   start: Date.parse(record.series_start),
+  dueOffsetMs: record.due_offset_ms,
 });
 
 export const timingOf = (record: ReminderRecord): Timing => ({
@@ -32,19 +33,6 @@ export const timingOf = (record: ReminderRecord): Timing => ({
   nextFireAt: record.next_fire_at,
   snoozedUntil: epochOrNull(record.snoozed_until),
 });
-
-const wallClock = (epochMs: number, timeZone: string) =>
-  Temporal.Instant.fromEpochMilliseconds(epochMs).toZonedDateTimeISO(timeZone).toPlainDateTime();
-
-/** How far `to` is from `from` on the wall clock of `timeZone` (DST changes between them do not count). */
-export const localDistanceMs = (from: number, to: number, timeZone: string): number =>
-  wallClock(from, timeZone).until(wallClock(to, timeZone), { largestUnit: "hours" }).total({ unit: "milliseconds" });
-
-/** `epochMs` moved by a wall-clock distance in `timeZone`; a local time that does not exist moves forward by the gap. */
-export const addLocalMs = (epochMs: number, distanceMs: number, timeZone: string): number =>
-  wallClock(epochMs, timeZone)
-    .add({ milliseconds: distanceMs })
-    .toZonedDateTime(timeZone, { disambiguation: "compatible" }).epochMilliseconds;
 
 /** The due time of the occurrence at `remindAt`, or null. */
 export const dueAtOf = (record: Pick<ReminderRecord, "due_offset_ms" | "timezone">, remindAt: number): number | null =>

@@ -14,11 +14,17 @@ import {
   readPage,
 } from "../../lib/pagination";
 import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
-import type { CreateReminderInput, Reminder, ReminderStatus, UpdateReminderInput } from "../../schemas/reminders";
+import {
+  type CreateReminderInput,
+  REMINDER_LATEST,
+  type Reminder,
+  type ReminderStatus,
+  type UpdateReminderInput,
+} from "../../schemas/reminders";
 import { isActive, visibleTo } from "../blocks/visibility";
 import {
+  dueAtOf,
   isoOrNull,
-  localDistanceMs,
   parseRule,
   presentReminder,
   type ReminderRecord,
@@ -29,6 +35,7 @@ import {
 } from "./presenter";
 import { queuedFiring, tellQueue } from "./queue";
 import { afterDismissOccurrence, initialTiming, isLive, LIVE_STATUS_LIST, type Series, type Timing } from "./states";
+import { localDistanceMs } from "./wall-clock";
 
 // Reminders are personal: every statement is scoped to the caller's user id, so another
 // user's reminder is simply not found (404). Writes are conditional statements in one batch
@@ -83,10 +90,16 @@ const SAME_SCHEDULE =
   "reminders.series_start = excluded.series_start AND reminders.timezone = excluded.timezone AND reminders.recurrence_rule IS excluded.recurrence_rule";
 
 /** The series a rule defines from `remindAt` (its `anchor_at` when it has one). */
-const seriesFrom = (rule: RecurrenceRule | null, timeZone: string, remindAt: number): Series => ({
+const seriesFrom = (
+  rule: RecurrenceRule | null,
+  timeZone: string,
+  remindAt: number,
+  dueOffsetMs: number | null,
+): Series => ({
   rule,
   timeZone,
   start: rule?.anchor_at ? Date.parse(rule.anchor_at) : remindAt,
+  dueOffsetMs,
 });
 
 const timingColumns = (timing: Timing): SQL => sql`
@@ -121,13 +134,13 @@ export function reminderUpsert(ctx: UserContext, input: CreateReminderInput): Re
   const timezone = canonicalZone(input.timezone ?? "UTC");
   const rule = input.recurrence_rule ?? null;
   const remindAt = Date.parse(input.remind_at);
-  const series = seriesFrom(rule, timezone, remindAt);
+  const dueOffset = input.due_at ? localDistanceMs(remindAt, Date.parse(input.due_at), timezone) : null;
+  const series = seriesFrom(rule, timezone, remindAt, dueOffset);
   const timing = initialTiming(series, remindAt, now.getTime());
   const id = newId();
   const timestamp = now.toISOString();
   const metadata = input.metadata ?? {};
   const scheduleId = typeof metadata.schedule_id === "string" ? metadata.schedule_id : null;
-  const dueOffset = input.due_at ? localDistanceMs(remindAt, Date.parse(input.due_at), timezone) : null;
   const keepOr = (column: string) =>
     sql.raw(`${column} = CASE WHEN ${SAME_SCHEDULE} THEN reminders.${column} ELSE excluded.${column} END`);
   const statement = sql`INSERT INTO reminders (id, user_id, target_block_id, source_property_id, series_start, remind_at,
@@ -302,7 +315,6 @@ export async function updateReminder(
     const now = ctx.now();
     const timezone = input.timezone === undefined ? stored.timezone : canonicalZone(input.timezone);
     const rule = input.recurrence_rule === undefined ? parseRule(stored.recurrence_rule) : input.recurrence_rule;
-    const timing = rescheduled(stored, input, rule, timezone, now.getTime());
     const baseRemindAt = input.remind_at === undefined ? Date.parse(stored.remind_at) : Date.parse(input.remind_at);
     const dueOffset =
       input.due_at === undefined
@@ -310,6 +322,8 @@ export async function updateReminder(
         : input.due_at === null
           ? null
           : localDistanceMs(baseRemindAt, Date.parse(input.due_at), timezone);
+    const timing = rescheduled(stored, input, rule, timezone, dueOffset, now.getTime());
+    assertDueInRange(timing?.timing.remindAt ?? Date.parse(stored.remind_at), dueOffset, timezone);
     const targetId = input.target_block_id ?? stored.target_block_id;
     const propertyId = input.source_property_id ?? stored.source_property_id;
     const retargeted = input.target_block_id !== undefined || input.source_property_id !== undefined;
@@ -338,18 +352,33 @@ export async function updateReminder(
   return presentReminder(record);
 }
 
+/**
+ * An update keeping the due time's distance (a new `remind_at` without `due_at`) may carry the due
+ * time past 2099, an instant the API refuses as input: 400, as if it had been sent.
+ */
+function assertDueInRange(remindAt: number, dueOffsetMs: number | null, timeZone: string): void {
+  const dueAt = dueAtOf({ due_offset_ms: dueOffsetMs, timezone: timeZone }, remindAt);
+  if (dueAt !== null && dueAt >= REMINDER_LATEST) {
+    throw badRequest("The due time, kept at its distance from remind_at, would fall after 2099: send due_at too", {
+      field: "due_at",
+      due_at: new Date(dueAt).toISOString(),
+    });
+  }
+}
+
 /** The new timing (and series start) an update asks for, or null when the schedule stays as it is. */
 function rescheduled(
   stored: ReminderRecord,
   input: UpdateReminderInput,
   rule: RecurrenceRule | null,
   timeZone: string,
+  dueOffsetMs: number | null,
   now: number,
 ): { timing: Timing; start: number } | null {
   const storedRemindAt = Date.parse(stored.remind_at);
   if (input.remind_at !== undefined && Date.parse(input.remind_at) !== storedRemindAt) {
     const remindAt = Date.parse(input.remind_at);
-    const series = seriesFrom(rule, timeZone, remindAt);
+    const series = seriesFrom(rule, timeZone, remindAt, dueOffsetMs);
     return { timing: initialTiming(series, remindAt, now), start: series.start };
   }
   const ruleChanged = input.recurrence_rule !== undefined && ruleJson(rule) !== stored.recurrence_rule;
@@ -358,6 +387,7 @@ function rescheduled(
     rule,
     timeZone,
     start: rule?.anchor_at ? Date.parse(rule.anchor_at) : Date.parse(stored.series_start),
+    dueOffsetMs,
   };
   const hasFired = stored.status === "fired" || stored.status === "completed";
   if (!isRecurring(rule)) {
@@ -428,6 +458,10 @@ export async function snoozeReminder(
   const until = input.until ? new Date(input.until) : new Date(ctx.now().getTime() + (input.minutes ?? 0) * 60_000);
   if (until.getTime() <= ctx.now().getTime()) {
     throw badRequest("until must be in the future", { field: "until", until: until.toISOString() });
+  }
+  if (until.getTime() >= REMINDER_LATEST) {
+    // `until` is checked by its schema; `minutes` from now can pass 2099 only this late in the century.
+    throw badRequest("The snooze would end after 2099", { field: "minutes", until: until.toISOString() });
   }
   const untilIso = until.toISOString();
   const { record } = await writeLive(

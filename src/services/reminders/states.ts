@@ -1,6 +1,7 @@
 import { isRecurring, type RecurrenceRule } from "../../domain/recurrence-rule";
-import type { ReminderStatus } from "../../schemas/reminders";
+import { REMINDER_LATEST, type ReminderStatus } from "../../schemas/reminders";
 import { occurrenceAfter } from "./recurrence";
+import { addLocalMs } from "./wall-clock";
 
 // A reminder's states and the transitions between them, as pure functions of its timing.
 // `remind_at` is the current occurrence; `next_fire_at` is when the user's ReminderQueue
@@ -12,6 +13,9 @@ import { occurrenceAfter } from "./recurrence";
 //   fired       the occurrence that fired last     the series' next occurrence (null when one-off)
 //   completed   the last occurrence of a series    null
 //   dismissed, cancelled                           null
+//
+// A series ends at its last occurrence before 2100 (REMINDER_LATEST) whose due time is before 2100
+// too: every instant a reminder holds is one the API takes back as input (1970 to 2099).
 //
 // Transitions:
 //   create / update of the schedule   -> scheduled (a repeating series whose end has passed: completed)
@@ -45,6 +49,20 @@ export interface Series {
   timeZone: string;
   /** Epoch ms of the series' first candidate occurrence. */
   start: number;
+  /** The due time's wall-clock distance from each occurrence (ms), or null when it has none. */
+  dueOffsetMs: number | null;
+}
+
+/**
+ * The series' first occurrence after `after` (at or after it when inclusive), or null when none is
+ * left: by its end rule, or because it would fall, or its due time would, past 2099. Occurrences
+ * only grow, so the series ends there, as one that runs out does.
+ */
+function nextOccurrence(series: Series, after: number, options?: { inclusive?: boolean }): number | null {
+  const next = occurrenceAfter(series.rule, series.timeZone, series.start, after, options);
+  if (next === null || next >= REMINDER_LATEST) return null;
+  const due = series.dueOffsetMs === null ? next : addLocalMs(next, series.dueOffsetMs, series.timeZone);
+  return due < REMINDER_LATEST ? next : null;
 }
 
 export interface Timing {
@@ -65,8 +83,8 @@ export function initialTiming(series: Series, remindAt: number, now: number, aft
   const floor = Math.max(now - CATCH_UP_MS, series.start);
   const first =
     remindAt >= floor
-      ? occurrenceAfter(series.rule, series.timeZone, series.start, remindAt, { inclusive: !afterRemindAt })
-      : occurrenceAfter(series.rule, series.timeZone, series.start, floor, { inclusive: true });
+      ? nextOccurrence(series, remindAt, { inclusive: !afterRemindAt })
+      : nextOccurrence(series, floor, { inclusive: true });
   if (first === null) return { status: "completed", remindAt, nextFireAt: null, snoozedUntil: null };
   return { status: "scheduled", remindAt: first, nextFireAt: first, snoozedUntil: null };
 }
@@ -80,7 +98,7 @@ export function afterFiring(series: Series, timing: Timing, firedAt: number): Ti
   // A fired repeating reminder fires its next occurrence; otherwise the current one (perhaps snoozed) fires.
   const delivered = timing.status === "fired" ? firedAt : timing.remindAt;
   if (!isRecurring(series.rule)) return { status: "fired", remindAt: delivered, nextFireAt: null, snoozedUntil: null };
-  const next = occurrenceAfter(series.rule, series.timeZone, series.start, Math.max(delivered, firedAt));
+  const next = nextOccurrence(series, Math.max(delivered, firedAt));
   if (next === null) return { status: "completed", remindAt: delivered, nextFireAt: null, snoozedUntil: null };
   return { status: "fired", remindAt: delivered, nextFireAt: next, snoozedUntil: null };
 }
@@ -91,7 +109,7 @@ export function afterFiring(series: Series, timing: Timing, firedAt: number): Ti
  */
 export function afterDismissOccurrence(series: Series, timing: Timing, now: number): Timing {
   if (!isRecurring(series.rule)) return { ...timing, status: "dismissed", nextFireAt: null, snoozedUntil: null };
-  const next = occurrenceAfter(series.rule, series.timeZone, series.start, Math.max(timing.remindAt, now));
+  const next = nextOccurrence(series, Math.max(timing.remindAt, now));
   if (next === null) return { ...timing, status: "completed", nextFireAt: null, snoozedUntil: null };
   return { status: "scheduled", remindAt: next, nextFireAt: next, snoozedUntil: null };
 }

@@ -1,6 +1,8 @@
 import { env } from "cloudflare:test";
 import { sign } from "hono/jwt";
 import { describe, expect, it } from "vitest";
+import { backgroundUserContext } from "../../../src/lib/context";
+import { snoozeReminder } from "../../../src/services/reminders/reminders";
 import { api, createUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
 import { insertBlock } from "../../helpers/blocks";
@@ -180,6 +182,66 @@ describe("instants from 1970 to 2099", () => {
       await api(`${REMINDERS}/due?before=${encodeURIComponent("1600-01-01T00:00:00Z")}`, { auth: user }),
       400,
     );
+  });
+});
+
+describe("a series ends at its last occurrence before 2100", () => {
+  const LAST_DAY = "2099-12-31T12:00:00.000Z";
+
+  it("dismissing the occurrence of 2099-12-31 completes a daily series instead of moving it to 2100", async () => {
+    const user = await createUser();
+    const target = await reminderTarget(user);
+    const daily = await createReminder(user, target, LAST_DAY, { recurrence_rule: { preset: "daily" } });
+    const res = await reminderAction(user, daily.id, "dismiss", { scope: "occurrence" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "completed", remind_at: LAST_DAY, next_fire_at: null });
+  });
+
+  it("a series whose first occurrence would fall in 2100 is created completed", async () => {
+    const user = await createUser();
+    const target = await reminderTarget(user);
+    // Tuesday 2099-12-29; the next Monday is 2100-01-04.
+    const mondays = await createReminder(user, target, "2099-12-29T09:00:00Z", {
+      recurrence_rule: { preset: "weekly_on_days", days_of_week: [1] },
+    });
+    expect(mondays).toMatchObject({ status: "completed", remind_at: "2099-12-29T09:00:00.000Z", next_fire_at: null });
+  });
+
+  it("an occurrence whose due time would fall in 2100 is past the end too", async () => {
+    const user = await createUser();
+    const target = await reminderTarget(user);
+    const daily = await createReminder(user, target, "2099-12-30T12:00:00Z", {
+      due_at: LAST_DAY,
+      recurrence_rule: { preset: "daily" },
+    });
+    const res = await reminderAction(user, daily.id, "dismiss", { scope: "occurrence" });
+    expect(res.body).toMatchObject({ status: "completed", remind_at: "2099-12-30T12:00:00.000Z", due_at: LAST_DAY });
+  });
+
+  it("400 for a PUT of remind_at that would carry the due time it keeps into 2100; nothing changed", async () => {
+    const user = await createUser();
+    const target = await reminderTarget(user);
+    const reminder = await createReminder(user, target, "2099-12-30T12:00:00Z", { due_at: LAST_DAY });
+    const res = await put(user, reminder.id, { remind_at: LAST_DAY });
+    expectErrorBody(res, 400);
+    expect(res.body).toMatchObject({ details: { field: "due_at", due_at: "2100-01-01T12:00:00.000Z" } });
+    expect((await storedReminder(reminder.id))?.remind_at).toBe("2099-12-30T12:00:00.000Z");
+    const both = await put(user, reminder.id, { remind_at: LAST_DAY, due_at: LAST_DAY });
+    expect(both.body).toMatchObject({ remind_at: LAST_DAY, due_at: LAST_DAY });
+  });
+
+  it("400 for a snooze by minutes that would end after 2099", async () => {
+    const user = await createUser();
+    const target = await reminderTarget(user);
+    const reminder = await createReminder(user, target, LAST_DAY);
+    const lateInTheCentury = backgroundUserContext(env, { waitUntil: () => undefined }, user.id, {
+      now: () => new Date("2099-12-31T23:00:00Z"),
+    });
+    await expect(snoozeReminder(lateInTheCentury, reminder.id, { minutes: 120 })).rejects.toMatchObject({
+      status: 400,
+      details: { field: "minutes" },
+    });
+    expect((await storedReminder(reminder.id))?.status).toBe("scheduled");
   });
 });
 

@@ -90,6 +90,24 @@ describe("firing: the queue's alarm delivers to the inbox", () => {
     expect(await storedNotifications(reminder.id)).toHaveLength(1);
   });
 
+  it("a daily reminder firing on 2099-12-31 completes: its next occurrence would be in 2100, past every instant", async () => {
+    const user = await createUser();
+    const target = await reminderTarget(user);
+    const lastDay = "2099-12-31T12:00:00.000Z";
+    const reminder = await createReminder(user, target, lastDay, { recurrence_rule: { preset: "daily" } });
+    const ctx = backgroundUserContext(env, { waitUntil: () => undefined }, user.id);
+    const firing = queuedFiring(reminder.id, Date.parse(lastDay));
+    const outcome = await fireDue(ctx, [firing], Date.parse(lastDay) + 1_000);
+    expect(outcome).toMatchObject({ fired: [firing], next: [] });
+    expect(await storedReminder(reminder.id)).toMatchObject({
+      status: "completed",
+      remind_at: lastDay,
+      next_fire_at: null,
+      occurrence_count: 1,
+    });
+    expect(await storedNotifications(reminder.id)).toHaveLength(1);
+  });
+
   it("a snoozed reminder fires at snoozed_until, then goes back to its series", async () => {
     const user = await createUser();
     const target = await reminderTarget(user);
