@@ -1,4 +1,4 @@
-import { badRequest } from "./errors";
+import { invalidBodyAt, pathWhere } from "./json-paths";
 
 // `__proto__` cannot be a key of a JavaScript object without becoming its prototype. The body
 // schemas' records and loose objects skip it (a 200 with that member gone; strict objects report it), fields of any JSON keep it
@@ -14,37 +14,12 @@ export const RESERVED_KEY = "__proto__";
  */
 export const mayHoldReservedKey = (text: string): boolean => /__proto__|\\u00(?:5f|6f|7[024])/i.test(text);
 
-/** A key and the keys leading to it: a path built only when it is reported, so a deep value costs no copies. */
-interface KeyPath {
-  key: string;
-  parent: KeyPath | undefined;
-}
-
 /**
  * Where `value` holds the key `__proto__` (one place, if several), as a dotted path like validation
- * issues give (`properties.__proto__`, `content.rich_text.0.__proto__`); without recursion.
+ * issues give (`properties.__proto__`, `content.rich_text.0.__proto__`).
  */
-export function reservedKeyPath(value: unknown): string | undefined {
-  const pending: [unknown, KeyPath | undefined][] = [[value, undefined]];
-  while (pending.length > 0) {
-    const [current, at] = pending.pop() as [unknown, KeyPath | undefined];
-    if (typeof current !== "object" || current === null) continue;
-    const isArray = Array.isArray(current);
-    for (const [key, child] of Object.entries(current)) {
-      const here = { key, parent: at };
-      if (key === RESERVED_KEY && !isArray) return dottedPath(here);
-      pending.push([child, here]);
-    }
-  }
-  return undefined;
-}
-
-/** The keys from the root to `at`, joined by dots (iteratively: the path may be long). */
-function dottedPath(at: KeyPath): string {
-  const keys: string[] = [];
-  for (let node: KeyPath | undefined = at; node; node = node.parent) keys.push(node.key);
-  return keys.reverse().join(".");
-}
+export const reservedKeyPath = (value: unknown): string | undefined =>
+  pathWhere(value, (key, _child, inArray) => key === RESERVED_KEY && !inArray);
 
 /**
  * Refuses JSON `text` that holds the key (400, shaped as a body's validation failures are, its path
@@ -54,11 +29,5 @@ function dottedPath(at: KeyPath): string {
 export function refuseReservedKeyIn(text: string, value?: unknown, under?: string): void {
   if (!mayHoldReservedKey(text)) return;
   const path = reservedKeyPath(value === undefined ? JSON.parse(text) : value);
-  if (path === undefined) return;
-  throw badRequest("Invalid request body", {
-    source: "request body",
-    issues: [
-      { path: under ? `${under}.${path}` : path, message: `The key ${RESERVED_KEY} is reserved`, code: "custom" },
-    ],
-  });
+  if (path !== undefined) throw invalidBodyAt(path, `The key ${RESERVED_KEY} is reserved`, under);
 }

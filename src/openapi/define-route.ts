@@ -157,8 +157,12 @@ function refusalDescription(spec: RouteSpec): string {
   return `Too many requests (\`code\` rate_limited): ${limits.join(", or ")}`;
 }
 
-/** A JSON body's one refused key (lib/reserved-keys.ts), said where a route takes a body that is not a third party's signed one. */
-const RESERVED_KEY_NOTE = "; a JSON body may not use the object key `__proto__`, at any depth";
+/**
+ * What no JSON body may hold (lib/reserved-keys.ts, lib/lone-surrogates.ts), said where a route takes
+ * a body that is not a third party's signed one.
+ */
+const RESERVED_KEY_NOTE =
+  "; a JSON body may not use the object key `__proto__`, nor hold a lone UTF-16 surrogate in a string or key, at any depth";
 
 /** The error responses that follow from a route's access kind and shape. */
 function standardErrors(spec: RouteSpec) {

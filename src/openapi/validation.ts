@@ -1,6 +1,7 @@
 import type { Hook } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { badRequest, validationDetails } from "../lib/errors";
+import { refuseLoneSurrogateIn } from "../lib/lone-surrogates";
 import { refuseReservedKeyIn } from "../lib/reserved-keys";
 
 const TARGET_NAMES: Record<string, string> = {
@@ -19,12 +20,18 @@ const refuseInvalid = (result: any): void => {
   }
 };
 
-/** Every route's hook: validation failures, and a JSON body holding the key `__proto__` (lib/reserved-keys.ts). */
+/**
+ * Every route's hook: a JSON body holding a lone surrogate (lib/lone-surrogates.ts), checked first so
+ * no refusal echoes one (an unknown key's name); validation failures; and a JSON body holding the
+ * key `__proto__` (lib/reserved-keys.ts).
+ */
 // biome-ignore lint/suspicious/noExplicitAny: the hook is shared by routes of every shape
 export const validationHook: Hook<any, any, any, any> = async (result, c: Context) => {
-  refuseInvalid(result);
   // The body's text as the validator read it (Hono keeps the text, or the bytes it decodes again).
-  if (result.target === "json") refuseReservedKeyIn(await c.req.text());
+  const text = result.target === "json" ? await c.req.text() : undefined;
+  if (text !== undefined) refuseLoneSurrogateIn(text);
+  refuseInvalid(result);
+  if (text !== undefined) refuseReservedKeyIn(text);
 };
 
 /**

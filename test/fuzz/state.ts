@@ -4,6 +4,7 @@
  * ones come in), and the fingerprint that shows whether a refused write stored anything.
  */
 import { env } from "cloudflare:test";
+import { LONE_SURROGATE } from "../../src/lib/lone-surrogates";
 import { api, createUser, type TestUser } from "../helpers/api";
 import { insertBlock, setupBlockTarget } from "../helpers/blocks";
 import { createRow, insertLegacyDatabase, setupDatabaseTarget } from "../helpers/databases";
@@ -56,8 +57,13 @@ async function createViews(user: TestUser, databaseId: string): Promise<void> {
   await createView(user, databaseId, { view_type: "timeline", start_date_property: "Due" });
 }
 
-/** Text with every odd string of the catalog: lone surrogates, NUL, RTL overrides, emoji, markup. */
-const ODD_TEXT = ODD_STRINGS.map((s) => s.value).join(" | ");
+/**
+ * Text with every odd string of the catalog a body may hold: NUL, RTL overrides, emoji, markup. Lone
+ * surrogates are left out: a body holding one is refused (lib/lone-surrogates.ts), and these are fixtures.
+ */
+const ODD_TEXT = ODD_STRINGS.filter((s) => !LONE_SURROGATE.test(s.value))
+  .map((s) => s.value)
+  .join(" | ");
 const ODD_NAMES = [
   "\u00dcn\u00efc\u00f6d\u00e9 \u{1f600}",
   "a.b",

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { digitGroups } from "../../lib/digit-groups";
+import { LONE_SURROGATE } from "../../lib/lone-surrogates";
 import { PaginationQuery } from "../../lib/pagination";
 import { QueryBoolean } from "../../openapi/query";
 import { COMMENT_MAX_CHARACTERS } from "../../schemas/comments";
@@ -16,9 +17,6 @@ const codePoints = (text: string): number => {
   for (const _ of text) count++;
   return count;
 };
-
-/** A UTF-16 surrogate without its pair: not a character, and it cannot be stored as UTF-8. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const commentContent = z
   .string()

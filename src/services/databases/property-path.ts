@@ -1,13 +1,13 @@
 import { type SQL, sql } from "drizzle-orm";
 import { badRequest } from "../../lib/errors";
+import { LONE_SURROGATE } from "../../lib/lone-surrogates";
 
 /**
  * An id a JSON path can address. SQLite reads a path as a C string, so a NUL
  * ends it early ("bad JSON path"), and a lone surrogate cannot travel as UTF-8:
  * a property with such an id can never be read or written by path.
  */
-export const isAddressable = (id: string): boolean =>
-  !id.includes("\0") && !/[\uD800-\uDFFF]/.test(id.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""));
+export const isAddressable = (id: string): boolean => !id.includes("\0") && !LONE_SURROGATE.test(id);
 
 /**
  * JSON path of a property inside `blocks.properties`. Ids are quoted (legacy ids

@@ -1,7 +1,8 @@
 import { hostKind } from "../../lib/address-policy";
 import { badRequest } from "../../lib/errors";
+import { LONE_SURROGATE } from "../../lib/lone-surrogates";
 import { SIGNED_URL_PATH } from "./signing";
-import { hasControlCharacter, LONE_SURROGATE } from "./unsafe-characters";
+import { hasControlCharacter } from "./unsafe-characters";
 
 // Where a media object is, as callers name it: a path (`<user_id>/<name>`) or a URL of this
 // service's storage. Everything here is checked on the text as written, before any policy and

@@ -25,6 +25,3 @@ export function hasControlCharacter(text: string, allowed = ""): boolean {
   }
   return false;
 }
-
-/** A UTF-16 surrogate without its pair: not a character, and it cannot be written as UTF-8. */
-export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

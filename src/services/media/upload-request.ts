@@ -2,12 +2,13 @@ import { z } from "@hono/zod-openapi";
 import type { RequestContext } from "../../lib/context";
 import { ApiError, badRequest, validationDetails } from "../../lib/errors";
 import { withinJsonDepth } from "../../lib/json-depth";
+import { LONE_SURROGATE, refuseLoneSurrogateIn } from "../../lib/lone-surrogates";
 import { refuseReservedKeyIn } from "../../lib/reserved-keys";
 import { MEDIA_METADATA_MAX_BYTES, MEDIA_METADATA_MAX_DEPTH } from "../../schemas/media";
 import { base64Length, MULTIPART_ALLOWANCE_BYTES, maxJsonUploadBytes, maxUploadBytes } from "./config";
 import { essence } from "./content-types";
 import type { UploadInput } from "./storage";
-import { isBidiFormatting, isC1Control, isControlCode, LONE_SURROGATE } from "./unsafe-characters";
+import { isBidiFormatting, isC1Control, isControlCode } from "./unsafe-characters";
 
 // Reading an upload: a multipart body (file part `file`, text fields `filename` and `metadata`)
 // or a JSON body with the file in base64. The size limit (MEDIA_MAX_UPLOAD_BYTES) is held while
@@ -101,6 +102,7 @@ function parseMetadataText(text: string): Record<string, unknown> {
   }
   const metadata = checkedMetadata(value);
   // A multipart field's JSON reaches no validation hook (openapi/validation.ts): checked here.
+  refuseLoneSurrogateIn(text, value, "metadata");
   refuseReservedKeyIn(text, value, "metadata");
   return metadata;
 }
@@ -220,9 +222,10 @@ async function readJson(ctx: RequestContext, request: Request): Promise<UploadIn
   } catch {
     throw new ApiError("malformed_json", "The body is not valid JSON");
   }
+  // Read here, not by a route's validator: refused here as the validation hook refuses it.
+  refuseLoneSurrogateIn(text, value);
   const parsed = UploadJsonBody.safeParse(value);
   if (!parsed.success) throw badRequest("Invalid request body", validationDetails(parsed.error, "request body"));
-  // Read here, not by a route's validator: the key is refused here as the validation hook refuses it.
   refuseReservedKeyIn(text, value);
   const body = parsed.data;
   // Checked before decoding: the decoded size follows from the text's length.
