@@ -78,6 +78,8 @@ const withoutNulls = (values: Record<string, unknown>) =>
 export interface TypedTarget {
   type: string;
   databaseId: string | null;
+  /** The request named `databaseId` (in its `database_id`): a database it cannot see is a 404 naming that field. */
+  databaseNamed?: boolean;
 }
 
 /**
@@ -109,7 +111,9 @@ export async function normalizeTypedFields(
       throw badRequest("A database_row needs database_id: the id of its database block", { field: "database_id" });
     }
     schema =
-      storedSchema?.databaseId === target.databaseId ? storedSchema : await loadDatabaseSchema(ctx, target.databaseId);
+      storedSchema?.databaseId === target.databaseId
+        ? storedSchema
+        : await loadDatabaseSchema(ctx, target.databaseId, target.databaseNamed ? "database_id" : undefined);
     if (properties !== undefined) properties = normalizeRowProperties(schema, properties);
     const becomesRow = stored && (stored.type !== "database_row" || stored.database_id !== target.databaseId);
     if (becomesRow) {

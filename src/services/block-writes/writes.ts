@@ -59,7 +59,7 @@ export function createTypedBlock(
   return retryWhileStale("database schema", async () => {
     const fields = await normalizeTypedFields(
       ctx,
-      { type: input.type, databaseId: input.databaseId },
+      { type: input.type, databaseId: input.databaseId, databaseNamed: true },
       { properties: input.properties ?? {}, title: input.title, content: input.content },
     );
     const block = await createBlock(
@@ -130,6 +130,7 @@ export function updateTypedBlock(
     const target = {
       type: change.type ?? stored.type,
       databaseId: change.databaseId !== undefined ? change.databaseId : stored.database_id,
+      databaseNamed: change.databaseId !== undefined,
     };
     const fields = await normalizeTypedFields(ctx, target, { ...change, title }, stored, storedSchema);
     const guards: SQL[] = [];

@@ -19,7 +19,12 @@ import {
 /** A `database_properties` row as D1 returns it (`options` as JSON text). */
 export type PropertyRecord = RawRow<typeof databaseProperties>;
 
-export const databaseNotFound = (id: string) => notFound("Database not found", { database_id: id });
+/**
+ * A 404 for a database not visible to the caller (or no database). Named by a body field, it says
+ * which, as a body's other references do (`{field, id}`, services/blocks/commands.ts).
+ */
+export const databaseNotFound = (id: string, field?: string) =>
+  notFound("Database not found", field ? { field, id } : { database_id: id });
 
 export const presentProperty = (record: PropertyRecord): PropertyDefinition => ({
   id: record.id,
@@ -132,15 +137,20 @@ export const schemaValidator = (schema: DatabaseSchema): Validator => ({
 /**
  * The schema of a database visible to the user: its schema records, or for an
  * older database without records, its inline `properties.schema`. One round trip.
+ * `field`: the request body's field that named the database, which its 404 names.
  */
-export async function loadDatabaseSchema(ctx: UserContext, databaseId: string): Promise<DatabaseSchema> {
+export async function loadDatabaseSchema(
+  ctx: UserContext,
+  databaseId: string,
+  field?: string,
+): Promise<DatabaseSchema> {
   const [databases, records] = await batchAll<[DatabaseBlockRow, PropertyRecord]>(ctx.db, [
     sql`SELECT b.id, b.type, b.properties, b.schema_version, b.version, b.created_at FROM blocks b
       WHERE b.id = ${databaseId} AND ${visibleTo(ctx.actor)}`,
     sql`SELECT * FROM database_properties WHERE database_id = ${databaseId} ORDER BY position, name`,
   ]);
   const schema = schemaOf(databases[0], records);
-  if (!schema) throw databaseNotFound(databaseId);
+  if (!schema) throw databaseNotFound(databaseId, field);
   return schema;
 }
 

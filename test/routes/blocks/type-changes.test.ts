@@ -1,9 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { api, createUser, type TestUser } from "../../helpers/api";
+import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
 import { BLOCKS, type Block, createBlock, insertBlock, storedRow } from "../../helpers/blocks";
 import { createDatabase, createRow, type TestDatabase } from "../../helpers/databases";
-import { createPage, getPage, putPage, storedContent, storedProperties } from "../../helpers/pages";
+import {
+  countOwnedBlocks,
+  createPage,
+  getPage,
+  PAGES,
+  putPage,
+  storedContent,
+  storedProperties,
+} from "../../helpers/pages";
 
 // A block that changes type or database keeps only what its new type allows:
 // a row holds only values its schema has a property for and accepts, and a
@@ -198,5 +206,34 @@ describe("a block becoming page-like gets a canonical body with its words", () =
     const read = await getPage(user, block.id);
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     expect((await putPage(user, block.id, { properties: { Priority: 5 } })).status).toBe(200);
+  });
+});
+
+describe("a database_id the body names that the caller cannot see, or that is no database", () => {
+  /** What each case may change: a page and a row of the caller's own database. */
+  type Mine = { page: string; row: string };
+  const rowOf = (databaseId: string) => ({ type: "database_row", database_id: databaseId });
+  it.each<[string, (user: TestUser, id: string, mine: Mine) => Promise<ApiResponse>]>([
+    ["POST /blocks of a row", (user, id) => api(BLOCKS, { method: "POST", auth: user, body: rowOf(id) })],
+    ["POST /pages of a row", (user, id) => api(PAGES, { method: "POST", auth: user, body: rowOf(id) })],
+    ["PATCH of a page into a row", (user, id, mine) => patchBlock(user, mine.page, rowOf(id))],
+    ["PATCH of a row's database_id", (user, id, mine) => patchBlock(user, mine.row, { database_id: id })],
+  ])("%s: 404 naming the field, as a body's other references, writing nothing", async (_case, send) => {
+    const [user, other] = [await createUser(), await createUser()];
+    const own = await createDatabase(user, { properties: [] });
+    const mine = {
+      page: (await createPage(user, { title: "Stays a page" })).id,
+      row: (await createRow(user, own.id, { title: "Stays" })).id,
+    };
+    const othersDatabase = await createDatabase(other, { properties: [] });
+    const count = await countOwnedBlocks(user.id);
+    for (const id of [othersDatabase.id, mine.page]) {
+      const res = await send(user, id, mine);
+      expectErrorBody(res, 404);
+      expect(res.body).toMatchObject({ code: "not_found", details: { field: "database_id", id } });
+      expect(await countOwnedBlocks(user.id)).toBe(count);
+      expect((await storedRow(mine.row))?.database_id).toBe(own.id);
+      expect((await storedRow(mine.page))?.type).toBe("page");
+    }
   });
 });
