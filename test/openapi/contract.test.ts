@@ -1,3 +1,4 @@
+import { type Schema, Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
 import { api } from "../helpers/api";
 
@@ -58,6 +59,18 @@ describe("OpenAPI contract", () => {
       if (["post", "patch", "put"].includes(method) && !/\/(trash|restore|rotate-secret|retry)$/.test(path)) {
         expect(op.requestBody?.content["application/json"]?.schema, where).toBeDefined();
       }
+    }
+  });
+
+  it("a page's request content takes what the server takes: null (an empty body) or canonical items", async () => {
+    const { body } = await api<OpenApiDocument>("/documentation/openapi.json");
+    for (const name of ["CreatePageRequest", "UpdatePageRequest"]) {
+      const schema = body.components.schemas[name] as Schema;
+      expect(schema.properties?.content, name).toMatchObject({ items: { $ref: "#/components/schemas/ContentItem" } });
+      // The items' reference is left unresolved: neither value below reaches it.
+      const validator = new Validator(schema, "2020-12");
+      expect(validator.validate({ content: null }).valid, name).toBe(true);
+      expect(validator.validate({ content: "text" }).valid, name).toBe(false);
     }
   });
 

@@ -14,7 +14,8 @@ const ContentBody = z
   .unknown()
   .refine((value) => withinJsonDepth(value), JSON_DEPTH_MESSAGE)
   .openapi({
-    type: "array",
+    // null is taken (an empty body), so the contract says so: a generated client can then send it.
+    type: ["array", "null"],
     items: { $ref: "#/components/schemas/ContentItem" },
     description: "Canonical editor items (see ContentItem); null for an empty body",
   });
