@@ -26,6 +26,7 @@ interface Parameter {
 }
 interface Operation {
   security?: Record<string, string[]>[];
+  responses: Record<string, unknown>;
   parameters?: Parameter[];
   requestBody?: {
     content: Record<string, { example?: unknown; examples?: Record<string, { value?: unknown }>; schema?: Schema }>;
@@ -107,7 +108,13 @@ async function tryIt(name: string, path: string, method: string, operation: Oper
     headers,
     body: explorerBody(operation),
   });
-  return { name, status: response.status, code: (response.body as { code?: string }).code };
+  const { status } = response;
+  return {
+    name,
+    status,
+    code: (response.body as { code?: string }).code,
+    declared: String(status) in operation.responses,
+  };
 }
 
 describe("the explorer's defaults", () => {
@@ -157,6 +164,8 @@ describe("the explorer's defaults", () => {
         : status < 200 || status > 299,
     );
     expect(wrong).toEqual([]);
+    // What they answer, refusals included, is a response their operation declares.
+    expect(answers.filter((answer) => !answer.declared)).toEqual([]);
   });
 });
 

@@ -61,7 +61,7 @@ export const create = defineRoute({
   description:
     "Records a mention (origin `api`) in a block the caller can see, of a page or block they can see, an existing user, or a date. Mentions written in content (`{text, mention: {type, id}}` spans) are recorded by themselves and need no call. A missing or invisible block or target is a 404.",
   request: { body: jsonBody(CreateMentionBody) },
-  responses: { 201: jsonContent(MentionRecordSchema, "The mention"), 503: UNAVAILABLE },
+  responses: { 201: jsonContent(MentionRecordSchema, "The mention"), 404: ERROR_RESPONSES[404], 503: UNAVAILABLE },
 });
 
 export const sync = defineRoute({
@@ -72,10 +72,11 @@ export const sync = defineRoute({
   access: "user",
   summary: "Recompute a block's mentions from its content",
   description:
-    "Reads the block's content (or `content`, which is then stored, validated as any content write) and replaces the mentions it holds, atomically: after any failure the old set stands whole. A sync that changes no content (no `content`, or the content already stored) does not write the block: its `ETag`, `updated_at` and the change log stay as they were. Content writes do this by themselves; this call repairs or previews. Mentions recorded through the API are kept. 503 when the mentions table is missing (its migration not applied).",
+    "Reads the block's content (or `content`, which is then stored, validated as any content write) and replaces the mentions it holds, atomically: after any failure the old set stands whole. A sync that changes no content (no `content`, or the content already stored) does not write the block: its `ETag`, `updated_at` and the change log stay as they were. Content writes do this by themselves; this call repairs or previews. Mentions recorded through the API are kept. A block the caller cannot see is a 404; 503 when the mentions table is missing (its migration not applied).",
   request: { body: jsonBody(SyncMentionsBody) },
   responses: {
     200: jsonContent(SyncMentionsResponse, "The block's mentions now (up to 1,000)"),
+    404: ERROR_RESPONSES[404],
     503: UNAVAILABLE,
   },
 });
