@@ -35,8 +35,11 @@ const cursorField = z
   .optional()
   .openapi({ description: cursorDescription, examples: [CURSOR_EXAMPLE] });
 
-/** `limit`, `offset` and `cursor` as query parameters (strings coerced to integers). */
-export const PaginationQuery = z.object({
+/**
+ * `limit`, `offset` and `cursor` as query parameters (strings coerced to integers). Strict, and so
+ * is every listing's query that extends it: an unknown parameter (a misspelt filter) is a 400.
+ */
+export const PaginationQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).optional().openapi({ description: limitDescription, example: 50 }),
   // `type` is given because the generator reads a coerced minimum of 0 as "null accepted" (null coerces to 0).
   offset: z.coerce

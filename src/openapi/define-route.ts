@@ -314,6 +314,19 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
+/** The query of a GET that declares none: it takes no parameter. */
+const NO_QUERY = z.strictObject({});
+
+/**
+ * A GET that declares no query refuses every query parameter (400 `validation_failed`, naming it),
+ * as each declared query does with one it does not name: a misspelt parameter is never silently
+ * ignored. The contract lists no parameter for it either way.
+ */
+const withStrictQuery = <R extends RouteSpec>(spec: R): R =>
+  spec.method === "get" && spec.request?.query === undefined
+    ? { ...spec, request: { ...spec.request, query: NO_QUERY } }
+    : spec;
+
 /** Routes whose body a third party signed (`access: "signed"`): validated by `signedBodyHook`. */
 const SIGNED_ROUTES = new WeakSet<object>();
 
@@ -325,7 +338,8 @@ const SIGNED_ROUTES = new WeakSet<object>();
  * counts the credential's quota) runs before any input is validated. A write of
  * something with no entity tag answers a listed `If-Match` with 412.
  */
-export function defineRoute<const R extends RouteSpec>(spec: R): DefinedRoute<R> {
+export function defineRoute<const R extends RouteSpec>(given: R): DefinedRoute<R> {
+  const spec = withStrictQuery(given);
   const {
     access,
     bodyLimit: limit,

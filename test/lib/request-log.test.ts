@@ -43,7 +43,8 @@ describe("the request log line", () => {
         createExecutionContext(),
       ),
     );
-    expect(res.status).toBe(404);
+    // A query parameter the route does not take (refused: 400).
+    expect(res.status).toBe(400);
     const requestLines = lines.filter((line) => line.message === "request");
     expect(requestLines).toHaveLength(1);
     expect(requestLines[0]).toEqual({
@@ -52,7 +53,7 @@ describe("the request log line", () => {
       request_id: "trace-42",
       method: "GET",
       route: "/api/v1/blocks/:id",
-      status: 404,
+      status: 400,
       duration_ms: expect.any(Number),
       d1_round_trips: expect.any(Number),
       credential: "api_key",

@@ -133,6 +133,7 @@ export const MetadataPatchBody = z.record(z.string(), z.unknown()).openapi("Medi
   example: { album: "Launch 2026", draft: null },
 });
 
+/** Not strict, unlike every other query: extra parameters (a mail's tracking ones) do not break a link. */
 export const SignedMediaQuery = z.object({
   bucket: z.string().openapi({ example: MEDIA_BUCKET }),
   path: z.string().openapi({ example: EXAMPLE_PATH }),
