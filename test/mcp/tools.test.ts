@@ -142,6 +142,34 @@ describe("create_page", () => {
   });
 });
 
+describe("create_page and update_page hold a date mention to the calendar, as the REST operations do", () => {
+  it("a mention of 2026-02-30 is a tool error and writes nothing; 2026-02-28 is taken", async () => {
+    const user = await createUser();
+    const page = await createPage(user, { title: "Dates", content_markdown: "First." });
+    const client = await connect(user);
+    const before = await countOwnedBlocks(user.id);
+    const created = await callTool(client, "create_page", {
+      title: "Due",
+      markdown: "On [the day](mention:date:2026-02-30)",
+    });
+    expect(created.isError).toBe(true);
+    expect(await countOwnedBlocks(user.id)).toBe(before);
+    const updated = await callTool(client, "update_page", {
+      id: page.id,
+      markdown: "On [the day](mention:date:2026-13-01)",
+      mode: "replace",
+    });
+    expect(updated.isError).toBe(true);
+    expect(await storedContent(page.id)).toEqual([{ type: "paragraph", children: [{ text: "First." }] }]);
+    const taken = await callTool(client, "update_page", {
+      id: page.id,
+      markdown: "On [the day](mention:date:2026-02-28)",
+      mode: "replace",
+    });
+    expect(taken.isError).toBe(false);
+  });
+});
+
 describe("a database row", () => {
   it("is named by its database's title property in search, get_block_tree and update_page", async () => {
     const user = await createUser();

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DATE_MENTION, MENTION_TARGET_TYPES } from "../../domain/mentions";
+import { isDateMention, MENTION_TARGET_TYPES } from "../../domain/mentions";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationQuery } from "../../lib/pagination";
 import { MentionRecordSchema } from "../../schemas/mentions";
@@ -24,8 +24,11 @@ const targetId = z.string().trim().min(1).max(200).openapi({
 });
 
 const dateTargetValid = (value: { target_type?: string; target_id?: string }) =>
-  value.target_type !== "date" || value.target_id === undefined || DATE_MENTION.test(value.target_id);
-const dateIssue = { message: "A date mention's target_id is an ISO-8601 date or date-time", path: ["target_id"] };
+  value.target_type !== "date" || value.target_id === undefined || isDateMention(value.target_id);
+const dateIssue = {
+  message: "A date mention's target_id is an ISO-8601 date or date-time that exists on the calendar",
+  path: ["target_id"],
+};
 
 export const CreateMentionBody = z
   .strictObject({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DATE_MENTION, MENTION_TARGET_TYPES, type Mention } from "../../domain/mentions";
+import { isDateMention, MENTION_TARGET_TYPES, type Mention } from "../../domain/mentions";
 
 /**
  * The canonical editor content of a page or row body: the types, their TypeScript shapes and
@@ -112,8 +112,8 @@ export const MentionSchema = z
     type: z.enum(MENTION_TARGET_TYPES),
     id: z.string().trim().min(1).max(200),
   })
-  .refine((mention) => mention.type !== "date" || DATE_MENTION.test(mention.id), {
-    message: "A date mention's id is an ISO-8601 date (2026-11-23) or date-time",
+  .refine((mention) => mention.type !== "date" || isDateMention(mention.id), {
+    message: "A date mention's id is an ISO-8601 date (2026-11-23) or date-time that exists on the calendar",
     path: ["id"],
   })
   .openapi("ContentMention", {

@@ -3,7 +3,7 @@ import { requireAuthor } from "../../auth/policies";
 import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { mentions } from "../../db/schema";
-import { DATE_MENTION, type MentionTargetType } from "../../domain/mentions";
+import { isDateMention, type MentionTargetType } from "../../domain/mentions";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -178,8 +178,10 @@ export async function updateMention(ctx: UserContext, id: string, change: Mentio
   if (change.target_type !== undefined && change.target_id === undefined && targetType !== current.target_type) {
     throw badRequest("A new target_type needs its target_id", { target_id: "required with target_type" });
   }
-  if (targetType === "date" && !DATE_MENTION.test(targetId)) {
-    throw badRequest("A date mention's target_id is an ISO-8601 date or date-time", { target_id: targetId });
+  if (targetType === "date" && !isDateMention(targetId)) {
+    throw badRequest("A date mention's target_id is an ISO-8601 date or date-time that exists on the calendar", {
+      target_id: targetId,
+    });
   }
   // The checks travel with the write: still the caller's API mention, on a visible block, of an allowed target.
   const updated = await ctx.db.all<{ id: string }>(sql`

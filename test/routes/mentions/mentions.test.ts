@@ -4,6 +4,7 @@ import type { MentionRecord } from "../../../src/schemas/mentions";
 import { api, createUser, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
 import { BLOCKS, createBlock } from "../../helpers/blocks";
+import { postPage } from "../../helpers/pages";
 
 const MENTIONS = "/api/v1/mentions";
 
@@ -133,6 +134,9 @@ describe("mentions written in content are kept in step with it", () => {
   it.each([
     ["an unknown mention type", { type: "team", id: "x" }],
     ["a date mention that is not a date", { type: "date", id: "next tuesday" }],
+    ["a date mention of a day that does not exist", { type: "date", id: "2026-02-30" }],
+    ["a date mention of a thirteenth month", { type: "date", id: "2026-13-01" }],
+    ["a date mention at an hour that does not exist", { type: "date", id: "2026-11-23T24:00:00Z" }],
     ["an empty id", { type: "page", id: "" }],
   ])("refuses content with %s (400), storing nothing", async (_label, bad) => {
     const user = await createUser();
@@ -163,6 +167,17 @@ describe("mentions in the content of editor blocks (free-form content)", () => {
     });
     expect(await stored(block.id)).toEqual([
       { target_type: "page", target_id: "p1", kind: "mention", origin: "content" },
+    ]);
+  });
+
+  it("a page body in markdown is held to the calendar too: a mention: link to 2025-02-29 is a 400", async () => {
+    const user = await createUser();
+    const res = await postPage(user, { title: "Dates", content_markdown: "Due [then](mention:date:2025-02-29)" });
+    expect(res.status).toBe(400);
+    const leap = await postPage(user, { title: "Dates", content_markdown: "Due [then](mention:date:2024-02-29)" });
+    expect(leap.status).toBe(201);
+    expect(await stored(leap.body.id)).toEqual([
+      { target_type: "date", target_id: "2024-02-29", kind: "mention", origin: "content" },
     ]);
   });
 
@@ -356,22 +371,52 @@ describe("mentions recorded through the API", () => {
     expect((await api(`${MENTIONS}/${created.body.id}`, { method: "DELETE", auth: author })).status).toBe(404);
   });
 
-  it("a date mention cannot be pointed at something that is not a date (400)", async () => {
-    const user = await createUser();
-    const source = await page(user);
-    const created = await api<MentionRecord>(MENTIONS, {
+  const mentionDate = (user: TestUser, blockId: string, day: string) =>
+    api<MentionRecord>(MENTIONS, {
       method: "POST",
       auth: user,
-      body: { block_id: source.id, target_type: "date", target_id: "2026-02-02" },
+      body: { block_id: blockId, target_type: "date", target_id: day },
     });
-    const res = await api(`${MENTIONS}/${created.body.id}`, {
+
+  it.each([
+    "not a date",
+    "2026-13-01",
+    "2026-00-10",
+    "2026-02-30",
+    "2025-02-29",
+    "1900-02-29",
+    "2026-04-31",
+    "2026-01-00",
+    "2026-11-23T24:00:00Z",
+    "2026-11-23T10:60Z",
+    "2026-11-23T10:00:60Z",
+    "2026-11-23T10:00+24:00",
+    "2026-11-23T10:00-05:60",
+  ])("a date mention of what is no date on the calendar (%s) is a 400, on create and on PATCH", async (day) => {
+    const user = await createUser();
+    const source = await page(user);
+    expectErrorBody(await mentionDate(user, source.id, day), 400);
+    const created = await mentionDate(user, source.id, "2026-02-02");
+    const patch = await api(`${MENTIONS}/${created.body.id}`, {
       method: "PATCH",
       auth: user,
-      body: { target_id: "not a date" },
+      body: { target_id: day },
     });
-    expect(res.status).toBe(400);
-    expect((await stored(source.id))[0]).toMatchObject({ target_id: "2026-02-02" });
+    expectErrorBody(patch, 400);
+    expect(await stored(source.id)).toEqual([
+      { target_type: "date", target_id: "2026-02-02", kind: "mention", origin: "api" },
+    ]);
   });
+
+  it.each(["2024-02-29", "2000-02-29", "2026-04-30", "2026-12-31T23:59:59.999Z", "2026-11-23T00:00+14:00"])(
+    "a date mention of a date that exists (%s) is taken",
+    async (day) => {
+      const user = await createUser();
+      const res = await mentionDate(user, (await page(user)).id, day);
+      expect(res.status).toBe(201);
+      expect(res.body.target_id).toBe(day);
+    },
+  );
 
   it("a user mention takes any user id: whether a user exists is not for the caller to learn", async () => {
     const user = await createUser();
