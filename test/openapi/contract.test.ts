@@ -55,8 +55,8 @@ describe("OpenAPI contract", () => {
       expect(op.responses["401"]?.content?.["application/json"]?.schema, where).toEqual({
         $ref: "#/components/schemas/Error",
       });
-      // Actions that take nothing but their path: trash, restore, a webhook secret's rotation, a delivery's retry.
-      if (["post", "patch", "put"].includes(method) && !/\/(trash|restore|rotate-secret|retry)$/.test(path)) {
+      // Actions that take nothing but their path (trash, restore, propagate...) declare an empty body.
+      if (["post", "patch", "put"].includes(method)) {
         expect(op.requestBody?.content["application/json"]?.schema, where).toBeDefined();
       }
     }
@@ -72,6 +72,20 @@ describe("OpenAPI contract", () => {
       expect(validator.validate({ content: null }).valid, name).toBe(true);
       expect(validator.validate({ content: "text" }).valid, name).toBe(false);
     }
+  });
+
+  it("every POST, PUT and PATCH declares a request body schema, so it is held to a body's rules", async () => {
+    const { body } = await api<OpenApiDocument>("/documentation/openapi.json");
+    const lacking = Object.entries(body.paths).flatMap(([path, item]) =>
+      ["post", "put", "patch"]
+        .filter((method) => item[method])
+        .filter((method) => {
+          const media = Object.values(item[method]?.requestBody?.content ?? {});
+          return media.length === 0 || media.some((type) => type.schema === undefined);
+        })
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(lacking).toEqual([]);
   });
 
   it("lists all thirteen Blocks operations", async () => {

@@ -159,3 +159,48 @@ describe("an empty body is no body, on every operation whose JSON body is option
     expect({ status: malformed.status, code: malformed.body.code }).toEqual({ status: 400, code: "malformed_json" });
   });
 });
+
+describe("an optional body is still a body: strict, JSON and limited, on every operation that has one", () => {
+  it("the trash, restore, version restore, secret rotation and delivery retry take an optional empty body", () => {
+    expect(optionalBodies.map((operation) => operation.id)).toEqual(
+      expect.arrayContaining([
+        "trashBlock",
+        "restoreBlock",
+        "restoreBlockVersion",
+        "rotateWebhookSecret",
+        "retryWebhookDelivery",
+      ]),
+    );
+  });
+
+  it.each(optionalBodies.map((operation) => [`${operation.method} ${operation.path}`, operation]))(
+    "%s: an unknown field is a 400, another Content-Type a 415, a body over its limit a 413",
+    async (_name, operation) => {
+      const user = await createUser();
+      // Every path parameter valid (so the body is what is judged), naming nothing the user has.
+      const integers = operation.pathParams.filter((parameter) => parameter.schema?.type === "integer");
+      const url = concrete(integers.reduce((path, { name }) => path.replace(`{${name}}`, "1"), operation.path));
+      const json = { "Content-Type": "application/json" };
+      const unknown = await send(operation.method, url, user.key, json, '{"bogus": 1}');
+      expect({ status: unknown.status, code: unknown.body.code }, unknown.text).toEqual({
+        status: 400,
+        code: "validation_failed",
+      });
+      expect(unknown.text).toContain("bogus");
+      const plain = await send(operation.method, url, user.key, { "Content-Type": "text/plain" }, "{}");
+      expect(plain.status, plain.text).toBe(415);
+      const large = await send(operation.method, url, user.key, json, `{"x": "${"a".repeat(1024 * 1024)}"}`);
+      expect(large.status, large.text).toBe(413);
+    },
+  );
+
+  it("trash and restore without a body or with {} still act: a client that sends nothing keeps working", async () => {
+    const user = await createUser();
+    const block = await createBlock(user, { type: "paragraph" });
+    const trashed = await send("POST", `/api/v1/blocks/${block.id}/trash`, user.key, {});
+    expect({ status: trashed.status, in_trash: trashed.body.in_trash }).toEqual({ status: 200, in_trash: true });
+    const json = { "Content-Type": "application/json" };
+    const restored = await send("POST", `/api/v1/blocks/${block.id}/restore`, user.key, json, "{}");
+    expect({ status: restored.status, in_trash: restored.body.in_trash }).toEqual({ status: 200, in_trash: false });
+  });
+});

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES } from "../../openapi/define-route";
-import { jsonBody, jsonContent } from "../../openapi/responses";
+import { EmptyBody, jsonBody, jsonContent } from "../../openapi/responses";
 import { BlockSchema, BlockTreeSchema } from "../../schemas/blocks";
 import { MAX_PROPERTIES } from "../../services/databases/property-types";
 import {
@@ -198,7 +198,7 @@ export const trash = defineRoute({
   access: "user",
   summary: "Move a block to the trash",
   description: "Moves the block to the trash. Trashed blocks drop out of reads until restored.",
-  request: { params: BlockIdParams },
+  request: { params: BlockIdParams, body: jsonBody(EmptyBody, false) },
   responses: { 200: oneBlock("The block") },
 });
 
@@ -211,7 +211,7 @@ export const restore = defineRoute({
   access: "user",
   summary: "Take a block out of the trash and the archive",
   description: "Takes the block out of the trash and the archive.",
-  request: { params: BlockIdParams },
+  request: { params: BlockIdParams, body: jsonBody(EmptyBody, false) },
   responses: { 200: oneBlock("The block") },
 });
 

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../../lib/errors";
 import { paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
-import { jsonContent } from "../../openapi/responses";
+import { EmptyBody, jsonBody, jsonContent } from "../../openapi/responses";
 import { BlockSchema } from "../../schemas/blocks";
 import { BlockVersionSchema, ChangeEventSchema } from "../../schemas/changes";
 import { CHANGE_RETENTION_DAYS } from "../../services/change-log/events";
@@ -70,6 +70,6 @@ export const restore = defineRoute({
   access: "user",
   summary: "Restore a version of a block",
   description: `Writes the properties (all of them, replacing the present ones) and the content of the version \`event_id\` (from GET .../history) back to the block, as a new change of the caller's: it is itself in the change feed and the history, so a restore is undone by restoring the version before it. Every rule of a write holds: a row's values are validated against its database's schema as it is now (a value it no longer accepts, such as a removed option, is a 400 naming it). The block's type, place and state (parent, position, archived, trashed) stay as they are; a version of another type, or of a row in another database, is a 409 (convert or move the block back first). A write of the block as any other: \`If-Match\` with its \`ETag\` (RFC 9110 §13.1.1) restores only while the block is still that version, checked in the write itself (a 412 \`precondition_failed\` with the current tag otherwise, and nothing written), and the answer carries the block's new \`ETag\`. Another user's block, or an event that is not a version of this block (or is no longer kept), is a 404.`,
-  request: { params: RestoreParams },
+  request: { params: RestoreParams, body: jsonBody(EmptyBody, false) },
   responses: { 200: jsonContent(BlockSchema, "The block as restored"), 409: ERROR_RESPONSES[409] },
 });

@@ -1,15 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES } from "../../openapi/define-route";
-import { jsonBody, jsonContent } from "../../openapi/responses";
+import { EmptyBody, jsonBody, jsonContent } from "../../openapi/responses";
 import { PropagateResultSchema, SyncedBlockSchema } from "../../schemas/synced-blocks";
-import {
-  CreateSyncedBlockBody,
-  EmptyBody,
-  InstanceParams,
-  ListInstancesQuery,
-  SourceParams,
-} from "./synced-blocks.schemas";
+import { CreateSyncedBlockBody, InstanceParams, ListInstancesQuery, SourceParams } from "./synced-blocks.schemas";
 
 const tags = ["Synced blocks"];
 const base = "/api/v1/synced-blocks";

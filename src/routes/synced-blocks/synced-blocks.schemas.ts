@@ -19,12 +19,6 @@ export const CreateSyncedBlockBody = z
     example: { source_block_id: EXAMPLE_SOURCE, instance_block_id: EXAMPLE_INSTANCE },
   });
 
-/** Propagate and unlink take no fields; a client may send `{}` or no body at all. */
-export const EmptyBody = z.strictObject({}).openapi("EmptyRequest", {
-  description: "No fields: send `{}` or no body",
-  example: {},
-});
-
 export const SourceParams = z.object({
   sourceBlockId: blockId.openapi({ param: { name: "sourceBlockId", in: "path" }, example: EXAMPLE_SOURCE }),
 });

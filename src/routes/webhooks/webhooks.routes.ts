@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { paginationHeaders } from "../../lib/pagination";
 import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
-import { jsonBody, jsonContent, SuccessSchema } from "../../openapi/responses";
+import { EmptyBody, jsonBody, jsonContent, SuccessSchema } from "../../openapi/responses";
 import { WebhookDeliverySchema, WebhookSchema, WebhookWithSecretSchema } from "../../schemas/webhooks";
 import { MAX_WEBHOOKS_PER_USER, SECRET_GRACE_HOURS } from "../../services/webhooks/endpoints";
 import { DELIVERY_TIMEOUT_MS, RETRY_DELAYS_SECONDS } from "../../services/webhooks/sending";
@@ -118,7 +118,7 @@ export const rotateSecret = defineRoute({
   secretResponse: true,
   summary: "Rotate a webhook's secret",
   description: `Makes a new signing secret and answers it this once. The secret it replaces keeps signing for ${SECRET_GRACE_HOURS} hours (until \`previous_secret_expires_at\`): meanwhile every delivery carries two signatures in \`webhook-signature\` (\`v1,<new> v1,<old>\`, as Standard Webhooks allows), so a receiver verifies with either while it switches; then only the new one signs. Rotating again within those hours replaces the older secret. ${OWN_ONLY}`,
-  request: { params: WebhookParams },
+  request: { params: WebhookParams, body: jsonBody(EmptyBody, false) },
   responses: { 200: jsonContent(WebhookWithSecretSchema, "The webhook with its new secret (shown this once)") },
 });
 
@@ -147,7 +147,7 @@ export const retryDelivery = defineRoute({
   access: "user",
   summary: "Send a delivery again",
   description: `Sends the delivery again now, whatever its status: it is pending and enqueued when this answers (202), with the same \`webhook-id\`. Past its three days of retries this is one more attempt. A disabled webhook's delivery is a 409 (re-enable the webhook first). ${OWN_ONLY} A delivery that is not the webhook's is a 404 too.`,
-  request: { params: DeliveryParams },
+  request: { params: DeliveryParams, body: jsonBody(EmptyBody, false) },
   responses: {
     202: jsonContent(WebhookDeliverySchema, "Enqueued: the delivery as it now is"),
     404: ERROR_RESPONSES[404],
