@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import readme from "../../../README.md?raw";
 import { noteKeyUsed } from "../../../src/auth/key-usage";
 import { createContext } from "../../../src/lib/context";
 import { MAX_KEYS_PER_USER } from "../../../src/services/api-keys/api-keys";
@@ -214,6 +215,26 @@ describe("API-key management (app session only)", () => {
     const remove = await api(`/api/v1/blocks/${database.body.id}`, { method: "DELETE", auth: reader.body.key });
     expect(remove.status).toBe(403);
     expect((await api(`/api/v1/blocks/${database.body.id}`, { auth: reader.body.key })).status).toBe(200);
+  });
+
+  it("the README names every operation beyond GET and HEAD that a read key may call, as the contract declares them", async () => {
+    const { body: contract } = await api<{
+      paths: Record<string, Record<string, { responses: Record<string, { description?: string }> }>>;
+    }>("/documentation/openapi.json");
+    const readWrites = Object.entries(contract.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(
+          ([method, operation]) =>
+            method !== "get" && /lacks the `read` scope/.test(operation.responses["403"]?.description ?? ""),
+        )
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    const sentence =
+      /A `read` key may call GET\s+and HEAD([\s\S]*?)[Aa]nything else answers 403/.exec(readme)?.[1] ?? "";
+    const named = [...sentence.matchAll(/`(POST|PUT|PATCH|DELETE) (\S+)`/g)].map(
+      ([, method, path]) => `${method} ${path}`,
+    );
+    expect(named.sort()).toEqual(readWrites.sort());
   });
 
   it("a write-only key cannot read", async () => {
