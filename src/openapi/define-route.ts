@@ -6,7 +6,14 @@ import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { ErrorSchema, payloadTooLarge, type Refusal, tooManyRequests } from "../lib/errors";
 import { POLICY_NAMES } from "../lib/rate-limit-fields";
-import { declareEntityTags, declareNoEntityTag, type EntityTagRole, noEntityTagToMatch } from "./entity-tags";
+import {
+  declareEntityTags,
+  declareNoEntityTag,
+  declareNoEntityTagOnRead,
+  type EntityTagRole,
+  noEntityTagOnRead,
+  noEntityTagToMatch,
+} from "./entity-tags";
 import { EVERY_REQUEST_HEADERS, EVERY_RESPONSE_HEADERS, QUOTA_HEADERS, REFUSAL_HEADERS } from "./headers";
 import { idempotencyKeyHeader, idempotencyKeys, withIdempotencyResponses } from "./idempotency";
 import { checkedLocation, locationHeader, locationOfCreated } from "./location";
@@ -139,6 +146,9 @@ const isAuthenticated = (spec: RouteSpec) => spec.access === "user" || spec.acce
  * A write of a user to something with no entity tag: no `entityTag`, or a creation (its target is
  * the collection it adds to). `If-Match` naming tags can never hold there (openapi/entity-tags.ts).
  */
+/** A GET whose answer carries no entity tag: it still answers If-Match and If-None-Match (openapi/entity-tags.ts). */
+const readsWithoutEntityTag = (spec: RouteSpec) => spec.method === "get" && spec.entityTag === undefined;
+
 const writesWithoutEntityTag = (spec: RouteSpec) =>
   takesIdempotencyKey(spec) && (spec.entityTag === undefined || spec.entityTag === "create");
 
@@ -353,13 +363,19 @@ export function defineRoute<const R extends RouteSpec>(given: R): DefinedRoute<R
   } = spec;
   const tagged = entityTag ? declareEntityTags(route, entityTag, errorResponse) : route;
   const tagless = writesWithoutEntityTag(spec);
-  const config = tagless ? declareNoEntityTag(tagged, errorResponse) : tagged;
+  const taglessRead = readsWithoutEntityTag(spec);
+  const config = tagless
+    ? declareNoEntityTag(tagged, errorResponse)
+    : taglessRead
+      ? declareNoEntityTagOnRead(tagged, errorResponse)
+      : tagged;
   if (rateLimit?.per === "user" && (access === "open" || access === "signed")) {
     // Every anonymous caller would share one counter.
     throw new Error(`${spec.method} ${spec.path}: a per-user rate limit needs an authenticated route`);
   }
   const created = checkedLocation(spec, location);
   const middleware: MiddlewareHandler[] = [accessMiddleware(access, routeScope(spec))];
+  if (taglessRead) middleware.push(noEntityTagOnRead);
   if (created !== undefined) middleware.push(locationOfCreated(created));
   if (rateLimit) middleware.push(rateLimited(rateLimit, `${spec.method} ${spec.path}`) as MiddlewareHandler);
   if (hasBody(spec)) {

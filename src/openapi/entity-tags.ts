@@ -168,6 +168,78 @@ export const noEntityTagToMatch: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
+// A read of what has no entity tag (a listing, a tree, an export) answers its preconditions too
+// (RFC 9110 §13.1.1, §13.1.2, in §13.2.2's order), once the route has found what it reads (its 404
+// comes first): a listed If-Match tag can match nothing (412); If-None-Match `*` is false for what
+// exists (304); a listed If-None-Match tag matches nothing, so the answer is sent as without it.
+
+const TAGLESS_READ_PRECONDITIONS = z.object({
+  "If-Match": z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        "This answer has no entity tag (RFC 9110 §13.1.1): `*` answers as without the field; a list of tags can match none, so it is a 412 `precondition_failed`. Malformed: 400.",
+      examples: ["*"],
+    }),
+  "If-None-Match": z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        "This answer has no entity tag (RFC 9110 §13.1.2): `*` answers 304 Not Modified with no body (what it names exists); a list of tags matches none, so the answer is sent as without the field. Malformed: 400.",
+      examples: ["*"],
+    }),
+});
+
+const taglessReadPreconditionFailedResponse = (errorResponse: ErrorResponseOf) =>
+  errorResponse(
+    "Precondition Failed (RFC 9110 §13.1.1, §15.5.13; `code` precondition_failed): `If-Match` listed entity tags, and this answer has none, so none can match. No `ETag` is sent. A 404 comes first.",
+    { error: NO_ENTITY_TAG_MESSAGE, code: "precondition_failed", details: { header: "If-Match" } },
+  );
+
+const taglessNotModifiedResponse = {
+  description:
+    "Not Modified (RFC 9110 §15.4.5): `If-None-Match: *`, and what the request names exists. No body, no `ETag` (this answer has none).",
+};
+
+/** The contract of a read whose answer has no entity tag: its two preconditions, 304 and 412. */
+export function declareNoEntityTagOnRead<R extends TaggedConfig>(config: R, errorResponse: ErrorResponseOf): R {
+  return {
+    ...config,
+    request: withRequestHeaders(config, TAGLESS_READ_PRECONDITIONS),
+    responses: {
+      ...config.responses,
+      304: taglessNotModifiedResponse,
+      412: taglessReadPreconditionFailedResponse(errorResponse),
+    },
+  };
+}
+
+/** Headers of a 2xx answer that describe its body, which a 304 does not send (RFC 9110 §15.4.5). */
+const BODY_HEADERS = ["Content-Type", "Content-Length", "Content-Disposition", "Content-Encoding"];
+
+/**
+ * Holds a read whose answer has no entity tag to its preconditions, as the comment above says. A
+ * malformed field is a 400 before the route runs; the rest is decided on the route's answer, so a
+ * 404 (or any refusal) stands as it is.
+ */
+export const noEntityTagOnRead: MiddlewareHandler = async (c, next) => {
+  const { ifMatch, ifNoneMatch } = readPreconditions(c.req.raw.headers);
+  if (ifMatch === undefined && ifNoneMatch === undefined) return next();
+  await next();
+  if (c.res.status < 200 || c.res.status >= 300) return;
+  if (ifMatch !== undefined && ifMatch !== "*") {
+    throw new ApiError("precondition_failed", NO_ENTITY_TAG_MESSAGE, { header: "If-Match" });
+  }
+  if (ifNoneMatch === "*") {
+    const headers = new Headers(c.res.headers);
+    for (const name of BODY_HEADERS) headers.delete(name);
+    await c.res.body?.cancel();
+    c.res = new Response(null, { status: 304, headers });
+  }
+};
+
 /** The preconditions of the request (`If-Match`, `If-None-Match`); a malformed one is a 400. */
 export const preconditionsOf = (c: Context): Preconditions => readPreconditions(c.req.raw.headers);
 
