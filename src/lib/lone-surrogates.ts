@@ -11,11 +11,12 @@ export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\u
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
 
 /**
- * Whether JSON text could hold one: a `\uD800`-`\uDFFF` escape (any case; a well-formed pair, an
- * emoji written `\ud83d\ude00`, matches too and passes the walk), or a lone surrogate in the text
- * itself. Most texts are never parsed again to look.
+ * Whether JSON text could hold one: only through a `\uD800`-`\uDFFF` escape (any case; a well-formed
+ * pair, an emoji written `\ud83d\ude00`, matches too and passes the walk). The text itself never
+ * holds one: it is a request's bytes decoded as UTF-8, which writes what no character encodes as
+ * U+FFFD. Most texts are never parsed again to look.
  */
-export const mayHoldLoneSurrogate = (text: string): boolean => /\\ud[89a-f]/i.test(text) || LONE_SURROGATE.test(text);
+export const mayHoldLoneSurrogate = (text: string): boolean => /\\ud[89a-f]/i.test(text);
 
 /** `text` with each lone surrogate replaced by U+FFFD, so an error can name where one was and stay readable. */
 export const wellFormed = (text: string): string => text.replace(LONE_SURROGATES, "\uFFFD");
