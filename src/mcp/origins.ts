@@ -14,38 +14,49 @@ export const MCP_PATH = "/mcp";
 /** Hosts of this machine, as a URL's `hostname` writes them. */
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-/** The origins MCP_ALLOWED_ORIGINS lists (comma-separated), each as its URL's origin; an entry that is no URL names none. */
+/**
+ * The origins MCP_ALLOWED_ORIGINS lists (comma-separated): a web origin as its URL's origin; an
+ * origin of another scheme (`chrome-extension://<id>`, `app://...`, `vscode-webview://...`), which a
+ * URL serializes as `null`, as written, lower-cased. An entry that is no URL, or `null`, names none.
+ */
 function listedOrigins(setting: string | undefined): string[] {
   const origins: string[] = [];
   for (const entry of (setting ?? "").split(",")) {
+    const written = entry.trim().toLowerCase();
     try {
-      const origin = new URL(entry.trim()).origin;
-      if (origin !== "null") origins.push(origin);
+      const origin = new URL(written).origin;
+      origins.push(origin !== "null" ? origin : written);
     } catch {
       // Not a URL: no origin.
     }
   }
-  return origins;
+  return origins.filter((origin) => origin !== "null");
 }
 
 /**
  * Whether a page of `origin` (an Origin header's value) may call the MCP server at `requestUrl`:
- * the service's own origin (the request's), a loopback origin over http (any port) in local work
- * (`allowsLocalShortcuts`: the tests, or `npm run dev` on a connection from this machine), or one
- * MCP_ALLOWED_ORIGINS lists. Compared as serialized origins, exactly: `null`, another scheme, port
- * or case, or a value with a path, is none of them.
+ * the service's own origin (the request's) outside local work, where only the platform's routes
+ * reach the Worker; a loopback origin over http (any port) in local work (`allowsLocalShortcuts`:
+ * the tests, or `npm run dev` on a connection from this machine), where the request's host is the
+ * client's to write, so a rebinding page (`http://attacker.example:8787`, its name pointed at this
+ * machine) would name its own origin as ours; or one MCP_ALLOWED_ORIGINS lists. Compared as
+ * serialized origins, exactly (another scheme, port or case, or a value with a path, is none of
+ * them); an origin of a scheme that is not the web's, as written, case aside.
  */
 export function allowsOrigin(origin: string, requestUrl: string, ctx: Pick<RequestContext, "env" | "local">): boolean {
-  if (origin === new URL(requestUrl).origin) return true;
+  const local = allowsLocalShortcuts(ctx);
+  if (!local && origin === new URL(requestUrl).origin) return true;
   let url: URL;
   try {
     url = new URL(origin);
   } catch {
     return false;
   }
+  const listed = listedOrigins(ctx.env.MCP_ALLOWED_ORIGINS);
+  if (url.origin === "null") return origin !== "null" && listed.includes(origin.toLowerCase());
   if (url.origin !== origin) return false;
-  if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname) && allowsLocalShortcuts(ctx)) return true;
-  return listedOrigins(ctx.env.MCP_ALLOWED_ORIGINS).includes(origin);
+  if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname) && local) return true;
+  return listed.includes(origin);
 }
 
 /**

@@ -73,14 +73,17 @@ describe("the Origin of a request to /mcp", () => {
     expectErrorBody(anonymous, 403);
   });
 
-  it("no Origin, or the service's own, is served", async () => {
+  it("no Origin is served; the service's own only outside local work, where the request's host is the client's to write", async () => {
     const user = await createUser();
-    for (const headers of [{}, { Origin: "http://workspace.test" }] as Record<string, string>[]) {
-      const res = await postMcp(user, ping, headers);
-      expect(res.status, JSON.stringify(headers)).toBe(200);
-      expect(res.body).toMatchObject({ id: 1, result: {} });
-      expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
-    }
+    const res = await postMcp(user, ping);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: 1, result: {} });
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    const own = MCP_URL.replace("/mcp", "");
+    expect((await postWith({ ENVIRONMENT: "production" }, user, own, "127.0.0.1")).status).toBe(200);
+    // A rebinding page: its name points at this machine, so it sends its own origin and host.
+    expect((await postMcp(user, ping, { Origin: own })).status).toBe(403);
+    expect((await postWith({ ENVIRONMENT: "development" }, user, own, "127.0.0.1")).status).toBe(403);
   });
 
   it("a preflight from a foreign origin is a 403 that grants nothing; from an allowed one it is answered", async () => {
@@ -88,7 +91,7 @@ describe("the Origin of a request to /mcp", () => {
     expectErrorBody(refused, 403);
     expect(refused.headers.get("Access-Control-Allow-Origin")).toBeNull();
     expect(refused.headers.get("Access-Control-Allow-Methods")).toBeNull();
-    const allowed = await preflight("/mcp", "http://workspace.test");
+    const allowed = await preflight("/mcp", "http://localhost:5173");
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get("Access-Control-Allow-Origin")).toBe("*");
     // The rest of the API keeps answering every origin.
@@ -115,9 +118,15 @@ describe("the Origin of a request to /mcp", () => {
     const user = await createUser();
     const vars = {
       ENVIRONMENT: "production",
-      MCP_ALLOWED_ORIGINS: " https://app.example.com,https://tools.example.org:8443 ,not a url",
+      MCP_ALLOWED_ORIGINS:
+        " https://app.example.com,https://tools.example.org:8443 ,not a url,chrome-extension://abcdefghijklmnop,null",
     };
-    for (const origin of ["https://app.example.com", "https://tools.example.org:8443", MCP_URL.replace("/mcp", "")]) {
+    for (const origin of [
+      "https://app.example.com",
+      "https://tools.example.org:8443",
+      MCP_URL.replace("/mcp", ""),
+      "chrome-extension://abcdefghijklmnop",
+    ]) {
       expect((await postWith(vars, user, origin)).status, origin).toBe(200);
     }
     for (const origin of [
@@ -125,6 +134,9 @@ describe("the Origin of a request to /mcp", () => {
       "http://app.example.com",
       "https://tools.example.org",
       "not a url",
+      "null",
+      "chrome-extension://another",
+      "vscode-webview://abcdefghijklmnop",
     ]) {
       const res = await postWith(vars, user, origin);
       expect(res.status, origin).toBe(403);
