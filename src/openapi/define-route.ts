@@ -328,12 +328,15 @@ const emptyBodyIsNoBody: MiddlewareHandler = async (c, next) => {
 const NO_QUERY = z.strictObject({});
 
 /**
- * A GET that declares no query refuses every query parameter (400 `validation_failed`, naming it),
- * as each declared query does with one it does not name: a misspelt parameter is never silently
- * ignored. The contract lists no parameter for it either way.
+ * A GET of the API that declares no query refuses every query parameter (400 `validation_failed`,
+ * naming it), as each declared query does with one it does not name: a misspelt parameter is never
+ * silently ignored. The contract lists no parameter for it either way. Open GETs (the service's
+ * information, liveness and health, a signed link) are called by monitors, load balancers and mail
+ * clients that add their own parameters (a cache-buster, a tracking tag): they ignore what they do
+ * not read.
  */
 const withStrictQuery = <R extends RouteSpec>(spec: R): R =>
-  spec.method === "get" && spec.request?.query === undefined
+  spec.method === "get" && spec.access !== "open" && spec.request?.query === undefined
     ? { ...spec, request: { ...spec.request, query: NO_QUERY } }
     : spec;
 

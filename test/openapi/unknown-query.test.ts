@@ -5,15 +5,16 @@ import { concrete, contractOperations } from "../helpers/contract";
 import { sessionOf } from "../helpers/cursor-matrix";
 
 /**
- * An unknown query parameter is a 400 naming it, on every GET of the contract (a listing, a
- * single resource, a system route): a misspelt filter (`statuses` for `status`) is never silently
- * ignored, which would answer everything it meant to narrow.
+ * An unknown query parameter is a 400 naming it, on every GET of the contract that needs a
+ * credential (a listing, a single resource): a misspelt filter (`statuses` for `status`) is never
+ * silently ignored, which would answer everything it meant to narrow. Open GETs (service
+ * information, liveness, health, a signed media link) ignore what they do not read: monitors and
+ * mail clients add their own parameters.
  */
-const LENIENT = new Set([
-  // A signed media link ignores extra parameters: a tracking parameter added to it must not break it.
-  "GET /media/signed",
-]);
-const gets = (await contractOperations()).filter(({ name, method }) => method === "get" && !LENIENT.has(name));
+const operations = await contractOperations();
+const isOpen = (security: Record<string, string[]>[] | undefined) => (security ?? []).length === 0;
+const gets = operations.filter(({ method, operation }) => method === "get" && !isOpen(operation.security));
+const openGets = operations.filter(({ method, operation }) => method === "get" && isOpen(operation.security));
 const sessionOnly = (security: Record<string, string[]>[] | undefined) =>
   (security ?? []).length > 0 && !(security ?? []).some((scheme) => "apiKeyAuth" in scheme);
 
@@ -37,8 +38,16 @@ async function refusedFor(path: string, parameter: string, sessionNeeded: boolea
 describe("an unknown query parameter is a 400 naming it", () => {
   it("the walk covers the GETs that declare no query and the listings", () => {
     expect(gets.map(({ name }) => name)).toEqual(
-      expect.arrayContaining(["GET /api/v1/blocks/{id}", "GET /api/v1/backlinks/{targetPageId}/count", "GET /health"]),
+      expect.arrayContaining(["GET /api/v1/blocks/{id}", "GET /api/v1/backlinks/{targetPageId}/count"]),
     );
+    expect(openGets.map(({ name }) => name)).toEqual(
+      expect.arrayContaining(["GET /", "GET /test", "GET /health", "GET /media/signed"]),
+    );
+  });
+
+  it.each([["/test"], ["/"], ["/health"]])("an open GET ignores a parameter it does not read: %s", async (path) => {
+    const res = await api(`${path}?cache=1`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 
   it.each(gets.map(({ name, path, operation }) => [name, path, sessionOnly(operation.security)] as const))(
