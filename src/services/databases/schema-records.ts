@@ -20,11 +20,12 @@ import {
 export type PropertyRecord = RawRow<typeof databaseProperties>;
 
 /**
- * A 404 for a database not visible to the caller (or no database). Named by a body field, it says
- * which, as a body's other references do (`{field, id}`, services/blocks/commands.ts).
+ * A 404 for a database not visible to the caller (or no database), with `details.database_id` as
+ * ever. Named by a body field, it also says which, as a body's other references do (`{field, id}`,
+ * services/blocks/commands.ts).
  */
 export const databaseNotFound = (id: string, field?: string) =>
-  notFound("Database not found", field ? { field, id } : { database_id: id });
+  notFound("Database not found", field ? { field, id, database_id: id } : { database_id: id });
 
 export const presentProperty = (record: PropertyRecord): PropertyDefinition => ({
   id: record.id,
