@@ -21,6 +21,18 @@ export const mayHoldLoneSurrogate = (text: string): boolean => /\\ud[89a-f]/i.te
 /** `text` with each lone surrogate replaced by U+FFFD, so an error can name where one was and stay readable. */
 export const wellFormed = (text: string): string => text.replace(LONE_SURROGATES, "\uFFFD");
 
+/**
+ * `value` (parsed JSON) with every lone surrogate in its strings and keys written U+FFFD: for JSON a
+ * third party wrote (a model's answer), whose text we keep rather than refuse.
+ */
+export function wellFormedJson(value: unknown): unknown {
+  if (typeof value === "string") return wellFormed(value);
+  if (Array.isArray(value)) return value.map(wellFormedJson);
+  if (typeof value !== "object" || value === null) return value;
+  // Object.fromEntries defines each key as its own (a `__proto__` the model wrote stays a key), as JSON.parse does.
+  return Object.fromEntries(Object.entries(value).map(([key, child]) => [wellFormed(key), wellFormedJson(child)]));
+}
+
 /** Where `value` holds a lone surrogate (one place, if several), as a dotted path; "" for a string at the root. */
 export function loneSurrogatePath(value: unknown): string | undefined {
   const isLone = (item: unknown) => typeof item === "string" && LONE_SURROGATE.test(item);

@@ -1,5 +1,6 @@
 import type { AiProvider } from "../../domain/ai-providers";
 import type { RequestContext } from "../../lib/context";
+import { wellFormedJson } from "../../lib/lone-surrogates";
 import { callThirdParty, OutboundError } from "../../lib/outbound";
 import { retryAfterSeconds } from "./failures";
 import { ADAPTERS } from "./providers";
@@ -255,10 +256,19 @@ function extractGemini(body: Record<string, unknown>): Extracted {
   return value ? { value } : { failure: "invalid_json" };
 }
 
+/**
+ * The model's object, its lone surrogates written U+FFFD (a request's body refuses them; a model's
+ * answer is kept): what it names is stored (a task's title), where a lone surrogate would make every
+ * answer holding it unreadable to strict JSON parsers.
+ */
 function extract(provider: AiProvider, body: Record<string, unknown>, toolName: string): Extracted {
-  if (provider === "anthropic") return extractAnthropic(body, toolName);
-  if (provider === "gemini") return extractGemini(body);
-  return extractOpenAiChat(body);
+  const extracted =
+    provider === "anthropic"
+      ? extractAnthropic(body, toolName)
+      : provider === "gemini"
+        ? extractGemini(body)
+        : extractOpenAiChat(body);
+  return "value" in extracted ? { value: wellFormedJson(extracted.value) as Record<string, unknown> } : extracted;
 }
 
 /**

@@ -191,6 +191,11 @@ describe.each(AI_PROVIDERS)("requestStructuredOutput (%s): answers", (provider) 
     expect(await ask(provider)).toEqual(ANSWER);
   });
 
+  it("a lone surrogate the model wrote, in a value or a key, comes back as U+FFFD; pairs stay", async () => {
+    faked = fakeThirdParties(answering({ json: { city: "Par\ud800is \u{1f600}", "k\udc00": ["\udbff"] } }));
+    expect(await ask(provider)).toEqual({ city: "Par\ufffdis \u{1f600}", "k\ufffd": ["\ufffd"] });
+  });
+
   it("text that is not JSON is invalid_json", async () => {
     faked = fakeThirdParties(answering({ text: "Paris, about 2.1 million {" }));
     const error = await failureOf(ask(provider));
