@@ -220,9 +220,20 @@ export function declareNoEntityTagOnRead<R extends TaggedConfig>(config: R, erro
 const BODY_HEADERS = ["Content-Type", "Content-Length", "Content-Disposition", "Content-Encoding"];
 
 /**
+ * Replaces the route's answer with `answer`, the route's body let go. Hono's `c.res` setter copies
+ * the old answer's headers onto the new one (an export's Content-Disposition, a listing's
+ * pagination): the old answer is dropped first, so `answer` goes out with its own headers only.
+ */
+async function replaceAnswer(c: Context, answer: Response): Promise<void> {
+  await c.res.body?.cancel();
+  c.res = undefined as unknown as Response;
+  c.res = answer;
+}
+
+/**
  * Holds a read whose answer has no entity tag to its preconditions, as the comment above says. A
  * malformed field is a 400 before the route runs; the rest is decided on the route's answer, so a
- * 404 (or any refusal) stands as it is.
+ * 404 (or any refusal) stands as it is. The 412 is the error envelope, as every refusal is.
  */
 export const noEntityTagOnRead: MiddlewareHandler = async (c, next) => {
   const { ifMatch, ifNoneMatch } = readPreconditions(c.req.raw.headers);
@@ -230,13 +241,15 @@ export const noEntityTagOnRead: MiddlewareHandler = async (c, next) => {
   await next();
   if (c.res.status < 200 || c.res.status >= 300) return;
   if (ifMatch !== undefined && ifMatch !== "*") {
-    throw new ApiError("precondition_failed", NO_ENTITY_TAG_MESSAGE, { header: "If-Match" });
+    const refusal = new ApiError("precondition_failed", NO_ENTITY_TAG_MESSAGE, { header: "If-Match" });
+    const requestId = (c.get("ctx") as { requestId?: string } | undefined)?.requestId ?? "";
+    await replaceAnswer(c, Response.json({ ...refusal.body, request_id: requestId }, { status: refusal.status }));
+    return;
   }
   if (ifNoneMatch === "*") {
     const headers = new Headers(c.res.headers);
     for (const name of BODY_HEADERS) headers.delete(name);
-    await c.res.body?.cancel();
-    c.res = new Response(null, { status: 304, headers });
+    await replaceAnswer(c, new Response(null, { status: 304, headers }));
   }
 };
 

@@ -32,8 +32,16 @@ describe("a read without an entity tag answers the preconditions", () => {
     const { user, page } = await arranged();
     const res = await api(path(user, page), { auth: user, headers: { "If-Match": LISTED_TAG } });
     expectErrorBody(res, 412);
-    expect(res.body).toMatchObject({ code: "precondition_failed", details: { header: "If-Match" } });
+    expect(res.body).toMatchObject({
+      code: "precondition_failed",
+      details: { header: "If-Match" },
+      request_id: res.headers.get("X-Request-Id"),
+    });
     expect(res.headers.get("ETag")).toBeNull();
+    // The refusal's own headers, not the answer it replaced (an export's attachment, a listing's count).
+    expect(res.headers.get("Content-Type")).toContain("application/json");
+    expect(res.headers.get("Content-Disposition")).toBeNull();
+    expect(res.headers.get("X-Total-Count")).toBeNull();
   });
 
   it.each(READS)(
@@ -46,6 +54,8 @@ describe("a read without an entity tag answers the preconditions", () => {
       expect(notModified.status).toBe(304);
       expect(notModified.body).toBe("");
       expect(notModified.headers.get("Content-Type")).toBeNull();
+      expect(notModified.headers.get("Content-Disposition")).toBeNull();
+      expect(notModified.headers.get("Content-Length") ?? "0").toBe("0");
       expect(notModified.headers.get("X-Request-Id")).not.toBeNull();
       for (const headers of [{ "If-Match": "*" }, { "If-None-Match": LISTED_TAG }] as Record<string, string>[]) {
         const res = await api(path(user, page), { auth: user, headers });
