@@ -35,17 +35,18 @@ function listedOrigins(setting: string | undefined): string[] {
 
 /**
  * Whether a page of `origin` (an Origin header's value) may call the MCP server at `requestUrl`:
- * the service's own origin (the request's) outside local work, where only the platform's routes
- * reach the Worker; a loopback origin over http (any port) in local work (`allowsLocalShortcuts`:
- * the tests, or `npm run dev` on a connection from this machine), where the request's host is the
- * client's to write, so a rebinding page (`http://attacker.example:8787`, its name pointed at this
- * machine) would name its own origin as ours; or one MCP_ALLOWED_ORIGINS lists. Compared as
+ * the service's own origin (the request's) when deployed (ENVIRONMENT neither `development` nor
+ * `test`), where only the platform's routes reach the Worker; under `wrangler dev` the request's
+ * host is the client's to write, so a rebinding page (`http://attacker.example:8787`, its name
+ * pointed at this machine or its LAN address) would name its own origin as ours. A loopback origin
+ * over http (any port) in local work (`allowsLocalShortcuts`: the tests, or `npm run dev` on a
+ * connection from this machine); or one MCP_ALLOWED_ORIGINS lists. Compared as
  * serialized origins, exactly (another scheme, port or case, or a value with a path, is none of
  * them); an origin of a scheme that is not the web's, as written, case aside.
  */
 export function allowsOrigin(origin: string, requestUrl: string, ctx: Pick<RequestContext, "env" | "local">): boolean {
-  const local = allowsLocalShortcuts(ctx);
-  if (!local && origin === new URL(requestUrl).origin) return true;
+  const deployed = ctx.env.ENVIRONMENT !== "development" && ctx.env.ENVIRONMENT !== "test";
+  if (deployed && origin === new URL(requestUrl).origin) return true;
   let url: URL;
   try {
     url = new URL(origin);
@@ -55,7 +56,7 @@ export function allowsOrigin(origin: string, requestUrl: string, ctx: Pick<Reque
   const listed = listedOrigins(ctx.env.MCP_ALLOWED_ORIGINS);
   if (url.origin === "null") return origin !== "null" && listed.includes(origin.toLowerCase());
   if (url.origin !== origin) return false;
-  if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname) && local) return true;
+  if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname) && allowsLocalShortcuts(ctx)) return true;
   return listed.includes(origin);
 }
 

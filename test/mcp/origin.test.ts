@@ -73,7 +73,7 @@ describe("the Origin of a request to /mcp", () => {
     expectErrorBody(anonymous, 403);
   });
 
-  it("no Origin is served; the service's own only outside local work, where the request's host is the client's to write", async () => {
+  it("no Origin is served; the service's own only when deployed: under wrangler dev the request's host is the client's to write", async () => {
     const user = await createUser();
     const res = await postMcp(user, ping);
     expect(res.status).toBe(200);
@@ -84,6 +84,8 @@ describe("the Origin of a request to /mcp", () => {
     // A rebinding page: its name points at this machine, so it sends its own origin and host.
     expect((await postMcp(user, ping, { Origin: own })).status).toBe(403);
     expect((await postWith({ ENVIRONMENT: "development" }, user, own, "127.0.0.1")).status).toBe(403);
+    // wrangler dev served beyond this machine (--ip 0.0.0.0, a tunnel): still the client's host.
+    expect((await postWith({ ENVIRONMENT: "development" }, user, own)).status).toBe(403);
   });
 
   it("a preflight from a foreign origin is a 403 that grants nothing; from an allowed one it is answered", async () => {
