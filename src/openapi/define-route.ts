@@ -142,13 +142,14 @@ const takesIdempotencyKey = (spec: RouteSpec) =>
   ["post", "put", "patch", "delete"].includes(spec.method);
 
 const isAuthenticated = (spec: RouteSpec) => spec.access === "user" || spec.access === "session";
+
+/** A GET whose answer carries no entity tag: it still answers If-Match and If-None-Match (openapi/entity-tags.ts). */
+const readsWithoutEntityTag = (spec: RouteSpec) => spec.method === "get" && spec.entityTag === undefined;
+
 /**
  * A write of a user to something with no entity tag: no `entityTag`, or a creation (its target is
  * the collection it adds to). `If-Match` naming tags can never hold there (openapi/entity-tags.ts).
  */
-/** A GET whose answer carries no entity tag: it still answers If-Match and If-None-Match (openapi/entity-tags.ts). */
-const readsWithoutEntityTag = (spec: RouteSpec) => spec.method === "get" && spec.entityTag === undefined;
-
 const writesWithoutEntityTag = (spec: RouteSpec) =>
   takesIdempotencyKey(spec) && (spec.entityTag === undefined || spec.entityTag === "create");
 
@@ -378,7 +379,7 @@ export function defineRoute<const R extends RouteSpec>(given: R): DefinedRoute<R
   }
   const created = checkedLocation(spec, location);
   const middleware: MiddlewareHandler[] = [accessMiddleware(access, routeScope(spec))];
-  if (taglessRead) middleware.push(noEntityTagOnRead);
+  if (taglessRead) middleware.push(noEntityTagOnRead as MiddlewareHandler);
   if (created !== undefined) middleware.push(locationOfCreated(created));
   if (rateLimit) middleware.push(rateLimited(rateLimit, `${spec.method} ${spec.path}`) as MiddlewareHandler);
   if (hasBody(spec)) {

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "../lib/context";
 import {
   entityTag,
   evaluateRead,
@@ -235,15 +236,15 @@ async function replaceAnswer(c: Context, answer: Response): Promise<void> {
  * malformed field is a 400 before the route runs; the rest is decided on the route's answer, so a
  * 404 (or any refusal) stands as it is. The 412 is the error envelope, as every refusal is.
  */
-export const noEntityTagOnRead: MiddlewareHandler = async (c, next) => {
+export const noEntityTagOnRead: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { ifMatch, ifNoneMatch } = readPreconditions(c.req.raw.headers);
   if (ifMatch === undefined && ifNoneMatch === undefined) return next();
   await next();
   if (c.res.status < 200 || c.res.status >= 300) return;
   if (ifMatch !== undefined && ifMatch !== "*") {
     const refusal = new ApiError("precondition_failed", NO_ENTITY_TAG_MESSAGE, { header: "If-Match" });
-    const requestId = (c.get("ctx") as { requestId?: string } | undefined)?.requestId ?? "";
-    await replaceAnswer(c, Response.json({ ...refusal.body, request_id: requestId }, { status: refusal.status }));
+    const body = { ...refusal.body, request_id: c.get("ctx")?.requestId ?? "" };
+    await replaceAnswer(c, Response.json(body, { status: refusal.status }));
     return;
   }
   if (ifNoneMatch === "*") {
