@@ -104,7 +104,7 @@ export function underPrefix(path: string, prefix: string): boolean {
 /** Every prefix, each once, in ROUTE_GROUPS order. */
 const PREFIXES = [...new Set(ROUTE_GROUPS.flatMap((group) => group.prefixes))];
 
-type Fetch = (request: Request, env: Env, executionCtx?: ExecutionContext) => Promise<Response>;
+type Fetch = (request: Request, env: Env, executionCtx?: ExecutionContext) => Response | Promise<Response>;
 
 /**
  * The full app (app.ts) served so that startup pays for none of the routes: a request under a
@@ -137,11 +137,14 @@ export function createLazyApp(options: AppOptions = {}): { fetch: Fetch } {
     return kept;
   };
   return {
-    async fetch(request, env, executionCtx) {
+    fetch(request, env, executionCtx) {
       // The path as the app reads it (not strict: a trailing slash is dropped).
       const path = getPathNoStrict(request);
       const prefix = PREFIXES.find((candidate) => underPrefix(path, candidate));
-      return (await appFor(prefix)).fetch(request, env, executionCtx);
+      // A built app is handed the request at once, with no promise of ours between the runtime and it.
+      const built = apps.get(prefix ?? "");
+      if (built) return built.fetch(request, env, executionCtx);
+      return appFor(prefix).then((app) => app.fetch(request, env, executionCtx));
     },
   };
 }
