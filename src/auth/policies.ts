@@ -46,11 +46,16 @@ export function requireOwner(actor: Actor, record: { created_by: string | null }
   }
 }
 
+/** The 403 of creating an internal block or turning a block into one, or undefined for any other type. */
+export function internalBlockTypeRefusal(type: string | undefined): ApiError | undefined {
+  if (type !== INTERNAL_BLOCK_TYPE) return undefined;
+  return forbidden(`Blocks of type '${INTERNAL_BLOCK_TYPE}' are internal and cannot be created or converted to`, {
+    type,
+  });
+}
+
 /** Nobody creates an internal block or turns a block into one. */
 export function refuseInternalBlockType(type: string | undefined): void {
-  if (type === INTERNAL_BLOCK_TYPE) {
-    throw forbidden(`Blocks of type '${INTERNAL_BLOCK_TYPE}' are internal and cannot be created or converted to`, {
-      type,
-    });
-  }
+  const refusal = internalBlockTypeRefusal(type);
+  if (refusal) throw refusal;
 }

@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { refuseInternalBlockType } from "../../auth/policies";
+import { internalBlockTypeRefusal, refuseInternalBlockType } from "../../auth/policies";
 import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import type { Expected } from "../../lib/entity-tags";
@@ -14,7 +14,7 @@ import {
   type WriteOptions,
 } from "../blocks/commands";
 import { type BlockRecord, presentBlock } from "../blocks/presenter";
-import { blockNotFound } from "../blocks/queries";
+import { blockNotFound, findVisibleBlock } from "../blocks/queries";
 import { visibleTo } from "../blocks/visibility";
 import type { DatabaseSchema } from "../databases/property-types";
 import {
@@ -119,7 +119,9 @@ export function updateTypedBlock(
   known?: BlockWithSchema,
   expected?: Expected,
 ): Promise<TypedWrite> {
-  refuseInternalBlockType(change.type);
+  const internalType = internalBlockTypeRefusal(change.type);
+  // A block the caller cannot see is a 404 before any policy decides what may be done with it.
+  if (internalType) return findVisibleBlock(ctx, id).then(() => Promise.reject(internalType));
   const { title, replaceProperties, ...update } = change;
   if (!touchesTypedFields(change)) return updateBlock(ctx, id, update, { expected }).then((block) => ({ block }));
   let reuse = known;

@@ -288,6 +288,15 @@ describe("POST /api/v1/blocks/{id}/convert", () => {
     expectErrorBody(await post(user, `${crypto.randomUUID()}/convert`, { type: "quote" }), 404);
   });
 
+  it("404, not the internal type's 403, for converting a missing or unseen block to provider_audit_log", async () => {
+    const [user, other] = [await createUser(), await createUser()];
+    const { block } = await blockUnderPage(other);
+    for (const id of [crypto.randomUUID(), block.id]) {
+      expectErrorBody(await post(user, `${id}/convert`, { type: "provider_audit_log" }), 404);
+    }
+    expect((await storedRow(block.id))?.type).toBe("paragraph");
+  });
+
   it("400 for an id longer than 128 characters", async () => {
     const user = await createUser();
     expectErrorBody(await post(user, `${"a".repeat(129)}/convert`, { type: "quote" }), 400);

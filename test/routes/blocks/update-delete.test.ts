@@ -208,6 +208,15 @@ describe("PATCH /api/v1/blocks/{id}", () => {
     expect((await getBlock(user, block.id)).body).toEqual(block);
   });
 
+  it("404, not the internal type's 403, for changing a missing or unseen block to provider_audit_log", async () => {
+    const [user, other] = [await createUser(), await createUser()];
+    const block = await createBlock(other, { properties: { title: "Theirs" } });
+    for (const id of [crypto.randomUUID(), block.id]) {
+      expectErrorBody(await patch(user, id, { type: "provider_audit_log" }), 404);
+    }
+    expect((await getBlock(other, block.id)).body).toEqual(block);
+  });
+
   it("edits a shared block while keeping it shared", async () => {
     const user = await createUser();
     const id = await insertBlock({ type: "page", created_by: null, properties: { title: "Shared" } });
