@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { pageWindow } from "../../../src/lib/pagination";
 import { listChanges } from "../../../src/services/change-log/feed";
-import { api, createUser } from "../../helpers/api";
+import { api, createUser, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
 import { BLOCKS, createBlock, getBlock, ISO_DATE_TIME, insertBlocks } from "../../helpers/blocks";
 import { about, CHANGES, changesAfter, feedEnd, readFeed, summary } from "../../helpers/changes";
@@ -66,21 +66,10 @@ describe("the change feed", () => {
   it("has comment changes, and a schema change of a database as one event however many rows it rewrites", async () => {
     const user = await createUser();
     const page = await createBlock(user, { type: "page", properties: { title: "Commented" } });
-    const database = await api<{ id: string }>("/api/v1/pages", {
-      method: "POST",
-      auth: user,
-      body: { type: "database", title: "Tasks" },
-    });
-    const status = await api<{ id: string; options: { id: string }[] }>(
-      `/api/v1/databases/${database.body.id}/properties`,
-      { method: "POST", auth: user, body: { name: "Status", type: "select", options: [{ name: "Todo" }] } },
+    const { database, status, rows } = await databaseWithRows(
+      user,
+      Array.from({ length: 5 }, (_, i) => `Row ${i}`),
     );
-    const rows = await api<{ ids: string[] }>(`/api/v1/databases/${database.body.id}/rows/batch`, {
-      method: "POST",
-      auth: user,
-      body: { rows: Array.from({ length: 5 }, (_, i) => ({ title: `Row ${i}`, properties: { Status: "Todo" } })) },
-    });
-    expect(rows.status).toBe(201);
     const start = await feedEnd(user);
 
     const comment = await createComment(user, page.id, "First");
@@ -107,6 +96,36 @@ describe("the change feed", () => {
     expect(events[1]?.data).toMatchObject({ id: comment.id, content: "Edited", resolved: false });
     const schema = await api(`/api/v1/databases/${database.body.id}/schema`, { auth: user });
     expect(events[4]?.data).toEqual(schema.body);
+  });
+
+  it("a shared row that a schema change of a private database rewrites has its own event, for those the database's does not reach", async () => {
+    const [alice, bob] = [await createUser(), await createUser()];
+    const { database, status, rows } = await databaseWithRows(alice, ["Owned", "Shared"]);
+    const [owned, shared] = rows.body.ids as [string, string];
+    // No API makes a shared block: one of Alice's rows becomes one.
+    await env.DB.prepare("UPDATE blocks SET created_by = NULL WHERE id = ?").bind(shared).run();
+    const [aliceStart, bobStart] = [await feedEnd(alice), await feedEnd(bob)];
+
+    const option = status.body.options[0]?.id;
+    const renamed = await api(`/api/v1/databases/${database.body.id}/properties/${status.body.id}/options/${option}`, {
+      method: "PATCH",
+      auth: alice,
+      body: { name: "To do" },
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+
+    const ids = [database.body.id, owned, shared];
+    const seenByBob = about((await changesAfter(bob, bobStart)).events, ids);
+    expect(seenByBob.map(summary)).toEqual([
+      { type: "block.updated", object_id: shared, changed_fields: ["properties"] },
+    ]);
+    expect(seenByBob[0]?.data).toEqual((await getBlock(bob, shared)).body);
+    expect(JSON.stringify(seenByBob[0]?.data)).toContain("To do");
+    // The owner's rows are still the database's one event.
+    expect(about((await changesAfter(alice, aliceStart)).events, ids).map(summary)).toEqual([
+      { type: "block.updated", object_id: shared, changed_fields: ["properties"] },
+      { type: "database.schema_updated", object_id: database.body.id, changed_fields: null },
+    ]);
   });
 
   it("never shows another user's changes; shared blocks' changes are everyone's", async () => {
@@ -345,3 +364,23 @@ describe("the feed's cost", () => {
     }
   });
 });
+
+/** A database of `user`'s with a select property Status (one option, Todo) and a row per title, each Todo. */
+async function databaseWithRows(user: TestUser, titles: string[]) {
+  const database = await api<{ id: string }>("/api/v1/pages", {
+    method: "POST",
+    auth: user,
+    body: { type: "database", title: "Tasks" },
+  });
+  const status = await api<{ id: string; options: { id: string }[] }>(
+    `/api/v1/databases/${database.body.id}/properties`,
+    { method: "POST", auth: user, body: { name: "Status", type: "select", options: [{ name: "Todo" }] } },
+  );
+  const rows = await api<{ ids: string[] }>(`/api/v1/databases/${database.body.id}/rows/batch`, {
+    method: "POST",
+    auth: user,
+    body: { rows: titles.map((title) => ({ title, properties: { Status: "Todo" } })) },
+  });
+  expect(rows.status).toBe(201);
+  return { database, status, rows };
+}
