@@ -18,10 +18,18 @@ import {
 const tags = ["Pages"];
 const base = "/api/v1/pages";
 
+/** An export's file name (RFC 6266): the title in any script in `filename*`, its ASCII form in `filename`. */
+const DISPOSITION_HEADER = {
+  schema: { type: "string" as const },
+  description:
+    "`attachment`, named after the title (its letters and digits in any script, words joined by `-`, lower case; `untitled` when none): `filename*` carries the name as RFC 5987 UTF-8, `filename` its ASCII form (accents folded, other scripts dropped) for clients that read nothing else",
+  example: `attachment; filename="uber-uns.md"; filename*=UTF-8''%C3%BCber-uns.md`,
+};
+
 const fileResponse = (description: string) => ({
   description,
   headers: {
-    "Content-Disposition": { schema: { type: "string" as const }, description: "attachment; filename=..." },
+    "Content-Disposition": DISPOSITION_HEADER,
     "X-Export-Row-Count": {
       schema: { type: "integer" as const },
       description: "Database exports: the rows in the file (the database's active rows when the export began)",
@@ -168,7 +176,14 @@ export const exportBatch = defineRoute({
   request: { query: BatchExportQuery },
   responses: {
     200: {
-      description: "A zip with one file per page",
+      description: "A zip with one file per page, each named as a single export names its file (UTF-8 names)",
+      headers: {
+        "Content-Disposition": {
+          schema: { type: "string" as const },
+          description: "`attachment`, named `pages-export-<YYYY-MM-DD>.zip` (UTC)",
+          example: `attachment; filename="pages-export-2026-11-28.zip"; filename*=UTF-8''pages-export-2026-11-28.zip`,
+        },
+      },
       content: { "application/zip": { schema: { type: "string" as const, format: "binary" } } },
     },
     404: ERROR_RESPONSES[404],

@@ -12,6 +12,7 @@ import type { DatabaseSchema } from "../databases/property-types";
 import { allRows, countRows } from "../databases/row-query";
 import type { Row } from "../databases/rows";
 import { loadDatabaseSchema } from "../databases/schema-records";
+import { contentDisposition as mediaDisposition } from "../media/serving";
 import { pageTitle } from "../pages/pages";
 import { csvHeader, csvLines } from "./csv";
 import { pageDocument } from "./page-document";
@@ -51,15 +52,33 @@ const FILE_TYPES: Record<ExportFormat, { extension: string; contentType: string 
 const PAGE_FORMATS: readonly ExportFormat[] = ["markdown", "html", "json", "pdf"];
 const DATABASE_FORMATS: readonly ExportFormat[] = ["csv", "json"];
 
-/** A file-name-safe form of a title. */
+/**
+ * A file-name-safe form of a title, in any script: its letters, marks and digits (NFC), words
+ * joined by `-`, lower case, at most 80 characters; `untitled` when none is left.
+ */
 const slug = (title: string) =>
-  title
+  Array.from(
+    title
+      .normalize("NFC")
+      .replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, "")
+      .trim()
+      .replace(/\s+/g, "-")
+      .toLowerCase(),
+  )
+    .slice(0, 80)
+    .join("") || "untitled";
+
+/** The ASCII form of an export's file name (for `filename`, beside `filename*`): accents folded, other scripts dropped. */
+function asciiFilename(filename: string): string {
+  const dot = filename.lastIndexOf(".");
+  const stem = filename
+    .slice(0, dot)
     .normalize("NFKD")
-    .replace(/[^\w\s-]/g, "")
-    .trim()
-    .replace(/\s+/g, "-")
-    .toLowerCase()
-    .slice(0, 80) || "untitled";
+    .replace(/[^\w-]/g, "")
+    .replace(/-{2,}/g, "-")
+    .replace(/^-|-$/g, "");
+  return `${stem || "untitled"}${filename.slice(dot)}`;
+}
 
 const encode = (text: string) => new TextEncoder().encode(text);
 
@@ -261,5 +280,6 @@ async function* zipped(files: { name: string; body: ExportedFile["body"] }[]): A
   yield* drain();
 }
 
+/** An export's `Content-Disposition`: the file name as RFC 5987 UTF-8, with an ASCII fallback. */
 export const contentDisposition = (filename: string) =>
-  `attachment; filename="${filename}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  mediaDisposition("attachment", filename, asciiFilename(filename));

@@ -165,6 +165,23 @@ describe("GET /api/v1/pages/{id}/export: pages", () => {
     expectFile(res, "text/markdown; charset=utf-8", "untitled.md");
   });
 
+  it("names the file after a title in any script: filename* (RFC 5987) carries it, filename an ASCII form", async () => {
+    const user = await createUser();
+    const cases = [
+      { title: "日本語の議事録", utf8: "日本語の議事録.md", ascii: "untitled.md" },
+      { title: "Über uns: Café 2026", utf8: "über-uns-café-2026.md", ascii: "uber-uns-cafe-2026.md" },
+      { title: 'Отчёт "Q3"\r\nX-Injected: 1', utf8: "отчёт-q3-x-injected-1.md", ascii: "q3-x-injected-1.md" },
+    ];
+    for (const { title, utf8, ascii } of cases) {
+      const page = await createPage(user, { title });
+      const res = await exportOf(user, page.id, "markdown");
+      expect(res.status, title).toBe(200);
+      expect(res.headers.get("Content-Disposition"), title).toBe(
+        `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(utf8)}`,
+      );
+    }
+  });
+
   it("round trip: a page created from content_markdown exports the same document after its title", async () => {
     const user = await createUser();
     const markdown = [
@@ -388,6 +405,13 @@ describe("GET /api/v1/pages/export/batch", () => {
     const mixed = unzipSync((await batchOf(user, `ids=${one.id},${database.id}`)).body);
     expect(Object.keys(mixed).sort()).toEqual(["db.csv", "same.md"]);
     expect(decode(mixed["db.csv"] as Uint8Array).split("\r\n")).toHaveLength(2);
+  });
+
+  it("names zip entries after titles in any script", async () => {
+    const user = await createUser();
+    const page = await createPage(user, { title: "会議メモ" });
+    const files = unzipSync((await batchOf(user, `ids=${page.id}`)).body);
+    expect(Object.keys(files)).toEqual(["会議メモ.md"]);
   });
 
   it("exports a repeated id once", async () => {
