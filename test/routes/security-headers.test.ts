@@ -99,4 +99,17 @@ describe("CSV exports neutralise cells a spreadsheet would run as formulas", () 
     ]);
     expectNoSniff(res, "csv export");
   });
+
+  it("prefixes a cell starting with NUL, as ASVS 5.0 V1.2.10 lists it", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user, { title: "Nul", properties: [{ name: "Note", type: "text" }] });
+    await createRow(user, database.id, { title: "\u0000=1+2", Note: "\u0000@SUM(A1:A2)" });
+
+    const res = await api<string>(`${PAGES}/${database.id}/export?format=csv`, { auth: user });
+
+    expect(res.status).toBe(200);
+    const [header = [], line = []] = Papa.parse<string[]>(res.body, { newline: "\r\n" }).data;
+    expect(line[header.indexOf("title")]).toBe("'\u0000=1+2");
+    expect(line[header.indexOf("Note")]).toBe("'\u0000@SUM(A1:A2)");
+  });
 });

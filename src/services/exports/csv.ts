@@ -37,10 +37,11 @@ const cell = (property: PropertyDefinition, value: unknown): string | number =>
 const CSV_OPTIONS = {
   newline: "\r\n",
   quotes: false,
-  // A text cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a
-  // carriage return) is prefixed with `'` and quoted, so it opens as the text it is (OWASP's advice).
-  // PapaParse's own pattern ends in `.*$`, which misses a formula followed by a line break: hence this one.
-  escapeFormulae: /^[=+\-@\t\r]/,
+  // A text cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab, a
+  // carriage return or NUL) is prefixed with `'` and quoted, so it opens as the text it is (OWASP's
+  // advice; ASVS 5.0 V1.2.10 adds NUL). PapaParse's own pattern ends in `.*$`, which misses a
+  // formula followed by a line break: hence this one.
+  escapeFormulae: /^[=+\-@\t\r\0]/,
 } as const;
 
 /** The header line of a database's CSV: one column per schema property in schema order, by display name. */
