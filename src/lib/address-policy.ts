@@ -142,3 +142,14 @@ export function outboundUrlProblem(url: string | URL, options: { local: boolean 
   if (INTERNAL_NAME.test(parsed.hostname)) return "private_address";
   return null;
 }
+
+/**
+ * A URL `outboundUrlProblem` accepted, as it is called and stored: the parser's canonical form
+ * (host in lower case, default port dropped), without the fragment, which a request never carries.
+ * Two spellings of one address are then one address: one webhook URL, one push endpoint.
+ */
+export function calledUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.hash = "";
+  return parsed.href;
+}

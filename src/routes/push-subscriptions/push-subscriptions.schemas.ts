@@ -21,7 +21,7 @@ export const CreatePushSubscriptionBody = z
       .min(1)
       .max(MAX_ENDPOINT_LENGTH)
       .openapi({
-        description: `The push service's URL for this browser (\`PushSubscription.endpoint\`): https to a public DNS name (no IP address, \`localhost\` or internal name), at most ${MAX_ENDPOINT_LENGTH} characters. A loopback host (also over plain http) is accepted only for a push service on this machine, in local development`,
+        description: `The push service's URL for this browser (\`PushSubscription.endpoint\`): https to a public DNS name (no IP address, \`localhost\` or internal name), at most ${MAX_ENDPOINT_LENGTH} characters. A loopback host (also over plain http) is accepted only for a push service on this machine, in local development. Stored as it is called: the URL's canonical form (host in lower case), without a fragment; another spelling of a registered endpoint is that subscription`,
         example: EXAMPLE_ENDPOINT,
       }),
     expirationTime: z.number().min(0).max(MAX_EPOCH_MS).nullable().optional().openapi({

@@ -10,7 +10,7 @@ const Url = z
   .min(1)
   .max(MAX_WEBHOOK_URL_LENGTH)
   .openapi({
-    description: `Where deliveries are POSTed: an https URL naming a public DNS name, without credentials or a trailing dot, at most ${MAX_WEBHOOK_URL_LENGTH} characters. An IP address in any spelling, \`localhost\` or an internal name (\`*.localhost\`, \`*.local\`, \`*.internal\`, a single label) is refused (400, \`details.field\` url, \`details.reason\` why). In local development (\`wrangler dev\`, a request from this machine) a loopback host is accepted over plain http too: \`http://127.0.0.1:9000/hooks\``,
+    description: `Where deliveries are POSTed: an https URL naming a public DNS name, without credentials or a trailing dot, at most ${MAX_WEBHOOK_URL_LENGTH} characters. An IP address in any spelling, \`localhost\` or an internal name (\`*.localhost\`, \`*.local\`, \`*.internal\`, a single label) is refused (400, \`details.field\` url, \`details.reason\` why). In local development (\`wrangler dev\`, a request from this machine) a loopback host is accepted over plain http too: \`http://127.0.0.1:9000/hooks\`. Stored as it is called: the URL's canonical form (host in lower case), without a fragment`,
     example: EXAMPLE_URL,
   });
 

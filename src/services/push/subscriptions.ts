@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { pushSubscriptions } from "../../db/schema";
-import { OUTBOUND_URL_PROBLEMS } from "../../lib/address-policy";
+import { calledUrl, OUTBOUND_URL_PROBLEMS } from "../../lib/address-policy";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound, unauthorized } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -49,11 +49,11 @@ export interface RegisterPushSubscriptionInput {
 
 const invalid = (field: string, reason: string) => badRequest(`Invalid ${field}: ${reason}`, { field, reason });
 
-/** The endpoint, when push can be sent to it from here; a 400 naming `endpoint` and the reason otherwise. */
+/** The endpoint as it is called (`calledUrl`), when push can be sent to it from here; a 400 naming `endpoint` and the reason otherwise. */
 function checkEndpoint(ctx: UserContext, endpoint: string): string {
   const problem = endpointProblem(ctx, endpoint);
   if (problem !== null) throw invalid("endpoint", OUTBOUND_URL_PROBLEMS[problem]);
-  return endpoint;
+  return calledUrl(endpoint);
 }
 
 /**

@@ -2,7 +2,12 @@ import { type SQL, sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { webhookEndpoints } from "../../db/schema";
-import { OUTBOUND_URL_PROBLEMS, type OutboundUrlProblem, outboundUrlProblem } from "../../lib/address-policy";
+import {
+  calledUrl,
+  OUTBOUND_URL_PROBLEMS,
+  type OutboundUrlProblem,
+  outboundUrlProblem,
+} from "../../lib/address-policy";
 import type { RequestContext, UserContext } from "../../lib/context";
 import {
   assertPreconditions,
@@ -82,7 +87,7 @@ function checkUrl(ctx: UserContext, url: string): string {
     const reason = OUTBOUND_URL_PROBLEMS[problem];
     throw badRequest(`Invalid url: ${reason}`, { field: "url", reason, problem });
   }
-  return new URL(url).href;
+  return calledUrl(url);
 }
 
 const typesText = (types: readonly ChangeEventType[] | null | undefined): string | null =>

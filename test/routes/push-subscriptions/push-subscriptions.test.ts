@@ -135,6 +135,17 @@ describe(`POST ${BASE}`, () => {
     expect(again.body).toMatchObject({ id: record.id, user_agent: "Chrome 141", expiration_time: null });
   });
 
+  it("another spelling of a registered endpoint (host case, a fragment) is the same subscription: 200", async () => {
+    const user = await createUser();
+    const { subscription, record } = await registered(user);
+    const url = new URL(subscription.endpoint);
+    const respelled = `${url.protocol}//${url.host.toUpperCase()}${url.pathname}${url.search}#again`;
+    const res = await register(user, { ...subscription, endpoint: respelled });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: record.id, endpoint: url.href });
+    expect(await storedFor(user.id)).toHaveLength(1);
+  });
+
   it("two registrations of one endpoint at once make one subscription: one 201, one 200, same id", async () => {
     const user = await createUser();
     const subscription = await browser.subscribe();

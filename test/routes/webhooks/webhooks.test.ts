@@ -91,6 +91,19 @@ describe("POST /api/v1/webhooks", () => {
     expect(stored?.n).toBe(0);
   });
 
+  it("stores the URL it calls: a fragment, never sent, is dropped", async () => {
+    const user = await createUser();
+    const created = await createWebhook(user, { url: "https://Hooks.Example.com/in?x=1#section" });
+    expect(created.url).toBe("https://hooks.example.com/in?x=1");
+    const patched = await api<{ url: string }>(`${WEBHOOKS}/${created.id}`, {
+      method: "PATCH",
+      auth: user,
+      body: { url: "https://hooks.example.com/other#" },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.url).toBe("https://hooks.example.com/other");
+  });
+
   it("accepts plain http to loopback only for local work", async () => {
     const user = await createUser();
     // The tests are local work (ENVIRONMENT test), as `wrangler dev` from this machine is.
