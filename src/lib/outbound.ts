@@ -87,3 +87,34 @@ export async function callThirdParty(
   }
   return response;
 }
+
+/**
+ * A third party's answer as text, or null when it is longer than `limit` bytes: the read stops
+ * there (the rest is never buffered) and when `signal` aborts (rejecting with its reason).
+ */
+export async function readTextUpTo(response: Response, signal: AbortSignal, limit: number): Promise<string | null> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const stop = () => void reader.cancel().catch(() => undefined);
+  signal.addEventListener("abort", stop, { once: true });
+  const decoder = new TextDecoder();
+  let answer = "";
+  let read = 0;
+  try {
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      const { done, value } = await reader.read();
+      if (signal.aborted) throw signal.reason;
+      if (done) break;
+      read += value.byteLength;
+      if (read > limit) {
+        stop();
+        return null;
+      }
+      answer += decoder.decode(value, { stream: true });
+    }
+    return answer + decoder.decode();
+  } finally {
+    signal.removeEventListener("abort", stop);
+  }
+}

@@ -1,7 +1,7 @@
 import type { AiProvider } from "../../domain/ai-providers";
 import type { RequestContext } from "../../lib/context";
 import { wellFormedJson } from "../../lib/lone-surrogates";
-import { callThirdParty, OutboundError } from "../../lib/outbound";
+import { callThirdParty, OutboundError, readTextUpTo } from "../../lib/outbound";
 import { retryAfterSeconds } from "./failures";
 import { ADAPTERS } from "./providers";
 import { record, text } from "./providers/shared";
@@ -151,34 +151,6 @@ function buildRequest(target: ProviderTarget, request: StructuredOutputRequest):
         MAX_OUTPUT_TOKENS,
     },
   };
-}
-
-/** Reads the answer's text, at most `limit` bytes; the read stops when `signal` aborts. */
-async function readAnswer(response: Response, signal: AbortSignal, limit: number): Promise<string | null> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const stop = () => void reader.cancel().catch(() => undefined);
-  signal.addEventListener("abort", stop, { once: true });
-  const decoder = new TextDecoder();
-  let answer = "";
-  let read = 0;
-  try {
-    for (;;) {
-      if (signal.aborted) throw signal.reason;
-      const { done, value } = await reader.read();
-      if (signal.aborted) throw signal.reason;
-      if (done) break;
-      read += value.byteLength;
-      if (read > limit) {
-        stop();
-        return null;
-      }
-      answer += decoder.decode(value, { stream: true });
-    }
-    return answer + decoder.decode();
-  } finally {
-    signal.removeEventListener("abort", stop);
-  }
 }
 
 const parseObject = (json: string): Record<string, unknown> | undefined => {
@@ -334,7 +306,7 @@ export async function requestStructuredOutput(
 
   let raw: string | null;
   try {
-    raw = await readAnswer(response, signal, MAX_ANSWER_BYTES);
+    raw = await readTextUpTo(response, signal, MAX_ANSWER_BYTES);
   } catch {
     if (signal.aborted) throw stopped();
     throw fail("network", `The connection to ${label} broke off while it answered`);

@@ -1,7 +1,7 @@
 import type { RequestContext } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import { log } from "../../lib/log";
-import { callThirdParty, OutboundError } from "../../lib/outbound";
+import { callThirdParty, OutboundError, readTextUpTo } from "../../lib/outbound";
 import { type AudioUpload, readAudioUpload } from "./audio";
 import { configuredTranscriber, type Transcriber, type WorkersAiBinding } from "./config";
 
@@ -13,6 +13,13 @@ import { configuredTranscriber, type Transcriber, type WorkersAiBinding } from "
 /** How the OpenAI-compatible endpoint is named in errors and logs (its URL may be a private host). */
 export const ENDPOINT_SERVICE = "transcription service";
 export const WORKERS_AI_SERVICE = "Workers AI";
+
+/**
+ * Largest answer read from the endpoint: the JSON of the longest transcript (25 MiB of audio is
+ * about an hour of speech, well under 1 MB of text) with room to spare. A longer answer is not a
+ * transcription, and is not buffered whole.
+ */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 /** Bytes per `String.fromCharCode` call while encoding base64: a multiple of 3, well under the argument limit. */
 const BASE64_CHUNK = 3 * 8192;
@@ -66,15 +73,16 @@ async function viaEndpoint(
     timeoutMs: transcriber.timeoutMs,
     accept: (status) => status >= 200 && status < 300,
   });
-  let body: string;
+  let body: string | null;
   try {
-    body = await response.text();
+    body = await readTextUpTo(response, ctx.signal, MAX_ANSWER_BYTES);
   } catch {
     // The answer broke off: the call's signal (timeout or client gone) or the connection.
     const failure =
       Date.now() - started >= transcriber.timeoutMs ? "timeout" : ctx.signal.aborted ? "aborted" : "network";
     throw new OutboundError(ENDPOINT_SERVICE, failure);
   }
+  if (body === null) throw unreadable(ctx, ENDPOINT_SERVICE, response.status);
   let answer: unknown;
   try {
     answer = JSON.parse(body);

@@ -364,6 +364,37 @@ describe("a failing endpoint: 500 upstream_failed, with nothing of its URL, key 
     expectNothingLeaked(res);
   });
 
+  it("an answer far larger than any transcript: the read stops early, and it is not passed on", async () => {
+    const chunk = new TextEncoder().encode("a".repeat(64 * 1024));
+    let sent = 0;
+    faked = fakeThirdParties(() => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"text":"'));
+        },
+        pull(controller) {
+          // 64 MiB of transcript in all, unless the reader stops first.
+          if (sent >= 1024) {
+            controller.enqueue(new TextEncoder().encode('"}'));
+            controller.close();
+            return;
+          }
+          sent++;
+          controller.enqueue(chunk);
+        },
+      });
+      return new Response(body, { headers: { "Content-Type": "application/json" } });
+    });
+    const res = await transcribe(wavBytes());
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({
+      error: "transcription service answered with something that is not a transcription",
+      code: "upstream_failed",
+      request_id: expect.any(String),
+    });
+    expect(sent).toBeLessThan(1024);
+  });
+
   it.each([
     ["not JSON", () => new Response("<html>Bad gateway at upstream-internal</html>", { status: 200 })],
     ["JSON without text", () => Response.json({ error: "Incorrect API key provided" })],
