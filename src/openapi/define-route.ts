@@ -211,7 +211,30 @@ function standardErrors(spec: RouteSpec) {
       : {}),
     ...(authenticated || spec.rateLimit ? { 429: rateLimitedResponse(refusalDescription(spec)) } : {}),
     500: errorResponse("Unexpected failure (`code` internal); the response's X-Request-Id identifies it"),
+    ...(authenticated ? { 503: errorResponse(SESSION_SECRET_MISSING) } : {}),
   };
+}
+
+/**
+ * The 503 any credential may meet (lib/secrets.ts): SESSION_SECRET checks app-session tokens and
+ * signs listing cursors, so a deployment without a usable one answers those with 503.
+ */
+const SESSION_SECRET_MISSING =
+  "SESSION_SECRET is not set on this server, or is unusable (`code` unavailable, `details.setting` SESSION_SECRET): it checks app-session tokens and signs listing cursors, so a session token, a listing page with a next page or a cursor, and the change feed are refused until the operator sets it";
+
+type DeclaredResponses = NonNullable<RouteConfig["responses"]>;
+
+/**
+ * A route's own responses over the standard ones; a 503 of its own (a capability not configured)
+ * keeps the standard 503's reason beside it, so the description names every cause.
+ */
+function declaredResponses(standard: DeclaredResponses, own: DeclaredResponses): DeclaredResponses {
+  const declared = { ...standard, ...own };
+  const [standard503, own503] = [standard[503], own[503]];
+  if (standard503 && own503 && "description" in standard503 && "description" in own503) {
+    declared[503] = { ...own503, description: `${own503.description}; or ${standard503.description}` };
+  }
+  return declared;
 }
 
 /**
@@ -394,7 +417,7 @@ export function defineRoute<const R extends RouteSpec>(given: R): DefinedRoute<R
     );
     if (hasOptionalBody(spec)) middleware.push(emptyBodyIsNoBody);
   }
-  const declared = { ...standardErrors(spec), ...config.responses };
+  const declared = declaredResponses(standardErrors(spec), config.responses);
   const responses = withResponseHeaders(spec, declared);
   if (!takesIdempotencyKey(spec)) {
     const defined = createRoute({

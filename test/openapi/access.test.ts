@@ -69,6 +69,32 @@ describe("every operation of the contract declares its access", () => {
   );
 });
 
+describe("a deployment without a usable SESSION_SECRET", () => {
+  // SESSION_SECRET checks app-session tokens and signs listing cursors: without it, both are a 503
+  // `unavailable` naming the setting (lib/secrets.ts), on any operation a credential may call.
+  const deployed = { ...env, ENVIRONMENT: "production", SESSION_SECRET: "" } as Env;
+  const call = (path: string, authorization: string) =>
+    createApp().request(path, { headers: { Authorization: authorization } }, deployed, createExecutionContext());
+
+  it("answers a session token, and an API key's request for a cursor, with 503 naming the setting", async () => {
+    const user = await createUser();
+    const token = await sign({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 60 }, "any-secret");
+    for (const [path, authorization] of <[string, string][]>[
+      ["/api/v1/me", `Bearer ${token}`],
+      ["/api/v1/changes", `Bearer ${user.key}`],
+    ]) {
+      const res = await call(path, authorization);
+      expect(res.status, path).toBe(503);
+      expect(await res.json(), path).toMatchObject({ code: "unavailable", details: { setting: "SESSION_SECRET" } });
+    }
+  });
+
+  it.each(secured.map(({ name, operation }) => [name, operation]))("%s declares that 503", (_name, operation) => {
+    expect(operation.responses["503"]).toBeDefined();
+    expect((operation.responses["503"] as { description?: string }).description).toContain("SESSION_SECRET");
+  });
+});
+
 describe("the Authorization header", () => {
   it("takes a bare sr_ key as well as Bearer sr_...", async () => {
     const user = await createUser();
