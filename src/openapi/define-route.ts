@@ -92,8 +92,10 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
    */
   location?: string;
   /**
-   * The success response carries a secret shown once (a new API key): an `Idempotency-Key` retry
-   * never gets it again, as it is never stored (see openapi/idempotency.ts).
+   * The success response carries a credential (a new API key, a webhook's signing secret, a session
+   * token): an `Idempotency-Key` retry never gets it again, as it is never stored (see
+   * openapi/idempotency.ts), and every answer is sent with `Cache-Control: no-store` (RFC 9111
+   * §5.2.2.5), so no cache keeps it either.
    */
   secretResponse?: true;
   /**
@@ -292,6 +294,7 @@ function withResponseHeaders(spec: RouteSpec, responses: ResponsesConfig): Respo
     ...(isAuthenticated(spec) && status !== "401" ? QUOTA_HEADERS : {}),
     ...(status === "429" ? REFUSAL_HEADERS : {}),
     ...(status === "201" && spec.location !== undefined ? { Location: locationHeader(spec.location) } : {}),
+    ...(spec.secretResponse && status.startsWith("2") ? { "Cache-Control": NO_STORE_HEADER } : {}),
   });
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => {
@@ -301,6 +304,17 @@ function withResponseHeaders(spec: RouteSpec, responses: ResponsesConfig): Respo
     }),
   ) as ResponsesConfig;
 }
+
+const NO_STORE_HEADER = {
+  description: "`no-store` (RFC 9111 §5.2.2.5): the answer carries a credential, which no cache may keep",
+  schema: { type: "string", enum: ["no-store"] },
+};
+
+/** Every answer of a route whose success carries a credential: no cache may keep it. */
+const noStore: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.res.headers.set("Cache-Control", "no-store");
+};
 
 /** The route's own request headers, and `headers` besides. */
 function withRequestHeaders(request: RouteConfig["request"], headers: z.ZodObject): RouteConfig["request"] {
@@ -405,6 +419,7 @@ export function defineRoute<const R extends RouteSpec>(given: R): DefinedRoute<R
   if (taglessRead) middleware.push(noEntityTagOnRead as MiddlewareHandler);
   if (created !== undefined) middleware.push(locationOfCreated(created));
   if (rateLimit) middleware.push(rateLimited(rateLimit, `${spec.method} ${spec.path}`) as MiddlewareHandler);
+  if (secretResponse) middleware.push(noStore);
   if (hasBody(spec)) {
     const maxSize = limit ?? DEFAULT_BODY_LIMIT_BYTES;
     middleware.push(

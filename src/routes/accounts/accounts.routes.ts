@@ -8,6 +8,8 @@ export const complete = defineRoute({
   path: "/auth/complete",
   tags: ["Authentication"],
   access: "open",
+  // The answer carries the session token.
+  secretResponse: true,
   // Each call may cost a call to the identity provider.
   rateLimit: { binding: "OPEN_ROUTE_LIMITER", per: "client", retryAfterSeconds: 60 },
   summary: "Exchange an identity-provider session for an app session (open)",

@@ -4,7 +4,7 @@ import readme from "../../../README.md?raw";
 import { noteKeyUsed } from "../../../src/auth/key-usage";
 import { createContext } from "../../../src/lib/context";
 import { MAX_KEYS_PER_USER } from "../../../src/services/api-keys/api-keys";
-import { api, createUser } from "../../helpers/api";
+import { api, createUser, documentedResponses } from "../../helpers/api";
 import { MALFORMED_AUTHORIZATION } from "../../helpers/auth-matrix";
 
 interface ApiKey {
@@ -78,6 +78,30 @@ describe("API-key management (app session only)", () => {
     const row = (await keyRow(key.id)) as Record<string, unknown>;
     expect(Object.values(row)).not.toContain(key.key);
     expect(row.user_id).toBe(userId);
+  });
+
+  it("answers that carry a credential are never kept by a cache (Cache-Control: no-store), as the contract says", async () => {
+    const signedIn = await api("/auth/complete", {
+      method: "POST",
+      body: { sessionId: `dev:${crypto.randomUUID()}@example.test` },
+    });
+    expect(signedIn.status).toBe(200);
+    const { session } = await signIn();
+    const created = await createKey(session, { name: "cached nowhere" });
+    expect(created.status).toBe(201);
+    for (const res of [signedIn, created]) expect(res.headers.get("Cache-Control")).toBe("no-store");
+    // Answers without a secret keep their usual caching.
+    expect((await api("/api/v1/api-keys", { auth: session })).headers.get("Cache-Control")).toBeNull();
+
+    type Headers = Record<string, unknown> | undefined;
+    const responses = async (path: string, method = "post") =>
+      (await documentedResponses(path, method)) as Record<string, { headers?: Headers } | undefined>;
+    for (const [path, status] of <[string, string][]>[
+      ["/auth/complete", "200"],
+      ["/api/v1/api-keys", "201"],
+    ]) {
+      expect((await responses(path))[status]?.headers, path).toHaveProperty("Cache-Control");
+    }
   });
 
   it("the whole life cycle: use, rename, revoke, then the key is refused at once", async () => {
