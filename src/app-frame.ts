@@ -4,6 +4,7 @@ import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { routePath } from "hono/route";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { credentialOf } from "./auth/credentials";
 import { serverTimingValue } from "./db/round-trips";
 import { checkBookmarkHeader, D1_BOOKMARK_HEADER, sessionConstraint, sessionDatabase } from "./db/sessions";
 import { type AppEnv, createContext, type RequestContext } from "./lib/context";
@@ -207,9 +208,18 @@ const answerError: ErrorHandler<AppEnv> = (thrown, c) => {
   return answerBody(c, failure.body, failure.status);
 };
 
+/**
+ * A 401's challenge (RFC 6750 §3): `error="invalid_token"` when a credential was sent and refused
+ * (malformed, unknown, revoked or expired), none when the request carried no bearer credential.
+ */
+const bearerChallenge = (authorization: string | undefined) =>
+  credentialOf(authorization) === undefined
+    ? 'Bearer realm="workspace-api"'
+    : 'Bearer realm="workspace-api", error="invalid_token"';
+
 /** A refusal the code decided on, with the headers its status calls for. */
 function answerRefusal(c: Context<AppEnv>, error: ApiError): Response {
-  if (error.status === 401) c.header("WWW-Authenticate", 'Bearer realm="workspace-api"');
+  if (error.status === 401) c.header("WWW-Authenticate", bearerChallenge(c.req.header("Authorization")));
   const retryAfter = error.code === "rate_limited" ? error.details?.retry_after_seconds : undefined;
   if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
   const policy = error.code === "rate_limited" ? error.details?.policy : undefined;

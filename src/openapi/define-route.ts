@@ -190,7 +190,7 @@ function standardErrors(spec: RouteSpec) {
     ...(authenticated
       ? {
           401: errorResponse(
-            "Missing, malformed, unknown, revoked or expired credential (`code` unauthorized); sent with `WWW-Authenticate: Bearer`",
+            'Missing, malformed, unknown, revoked or expired credential (`code` unauthorized); sent with `WWW-Authenticate: Bearer realm="workspace-api"`, adding `error="invalid_token"` when a credential was sent (RFC 6750 §3.1)',
           ),
         }
       : {}),

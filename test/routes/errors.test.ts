@@ -70,6 +70,30 @@ describe("error envelope", () => {
   });
 });
 
+describe("the 401 challenge (RFC 6750 §3)", () => {
+  const challenge = async (authorization?: string) =>
+    (await api("/api/v1/blocks", { headers: authorization ? { Authorization: authorization } : {} })).headers.get(
+      "WWW-Authenticate",
+    );
+
+  it("names a credential that was sent and refused invalid_token", async () => {
+    for (const authorization of [
+      "Bearer sr_0123456789abcdefghijklmnopqrstuvwxyzABCDEF",
+      "sr_0123456789abcdefghijklmnopqrstuvwxyzABCDEF",
+      "Bearer sr_short",
+      "Bearer eyJhbGciOiJIUzI1NiJ9.e30.x",
+    ]) {
+      expect(await challenge(authorization), authorization).toBe('Bearer realm="workspace-api", error="invalid_token"');
+    }
+  });
+
+  it("carries no error code when no bearer credential was sent", async () => {
+    for (const authorization of [undefined, "Basic eDp5", "Bearer"]) {
+      expect(await challenge(authorization), authorization).toBe('Bearer realm="workspace-api"');
+    }
+  });
+});
+
 describe("paths and refusals at the edges", () => {
   it("a trailing slash names the same route", async () => {
     const user = await createUser();
