@@ -209,8 +209,8 @@ const answerError: ErrorHandler<AppEnv> = (thrown, c) => {
 };
 
 /**
- * A 401's challenge (RFC 6750 §3): `error="invalid_token"` when a credential was sent and refused
- * (malformed, unknown, revoked or expired), none when the request carried no bearer credential.
+ * A 401's challenge (RFC 6750 §3.1): `error="invalid_token"` when a credential was sent and refused
+ * (malformed, unknown, revoked or expired), no error code when the request carried no bearer credential.
  */
 const bearerChallenge = (authorization: string | undefined) =>
   credentialOf(authorization) === undefined
@@ -220,6 +220,11 @@ const bearerChallenge = (authorization: string | undefined) =>
 /** A refusal the code decided on, with the headers its status calls for. */
 function answerRefusal(c: Context<AppEnv>, error: ApiError): Response {
   if (error.status === 401) c.header("WWW-Authenticate", bearerChallenge(c.req.header("Authorization")));
+  const requiredScope = error.status === 403 ? error.details?.required_scope : undefined;
+  if (typeof requiredScope === "string") {
+    // RFC 6750 §3: a token that does not enable access carries the challenge, naming the scope it lacks.
+    c.header("WWW-Authenticate", `Bearer realm="workspace-api", error="insufficient_scope", scope="${requiredScope}"`);
+  }
   const retryAfter = error.code === "rate_limited" ? error.details?.retry_after_seconds : undefined;
   if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
   const policy = error.code === "rate_limited" ? error.details?.policy : undefined;

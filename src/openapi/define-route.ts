@@ -198,7 +198,7 @@ function standardErrors(spec: RouteSpec) {
     ...(spec.access === "user"
       ? {
           403: errorResponse(
-            `The API key lacks the \`${routeScope(spec)}\` scope this operation needs (\`code\` forbidden), or the action is not allowed to the caller`,
+            `The API key lacks the \`${routeScope(spec)}\` scope this operation needs (\`code\` forbidden; sent with \`WWW-Authenticate: Bearer realm="workspace-api", error="insufficient_scope", scope="${routeScope(spec)}"\`, RFC 6750 §3.1), or the action is not allowed to the caller`,
           ),
         }
       : {}),

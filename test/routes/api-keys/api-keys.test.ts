@@ -236,6 +236,10 @@ describe("API-key management (app session only)", () => {
       code: "forbidden",
       details: { required_scope: "write", key_scopes: ["read"] },
     });
+    // RFC 6750 §3: a token that does not enable access carries the challenge, naming the scope it lacks.
+    expect(write.headers.get("WWW-Authenticate")).toBe(
+      'Bearer realm="workspace-api", error="insufficient_scope", scope="write"',
+    );
     const remove = await api(`/api/v1/blocks/${database.body.id}`, { method: "DELETE", auth: reader.body.key });
     expect(remove.status).toBe(403);
     expect((await api(`/api/v1/blocks/${database.body.id}`, { auth: reader.body.key })).status).toBe(200);
@@ -264,7 +268,11 @@ describe("API-key management (app session only)", () => {
   it("a write-only key cannot read", async () => {
     const { session } = await signIn();
     const writer = await createKey(session, { name: "writer", scopes: ["write"] });
-    expect((await api("/api/v1/blocks", { auth: writer.body.key })).status).toBe(403);
+    const read = await api("/api/v1/blocks", { auth: writer.body.key });
+    expect(read.status).toBe(403);
+    expect(read.headers.get("WWW-Authenticate")).toBe(
+      'Bearer realm="workspace-api", error="insufficient_scope", scope="read"',
+    );
     const created = await api("/api/v1/blocks", {
       method: "POST",
       auth: writer.body.key,
