@@ -41,7 +41,7 @@ export function headerComponents(policy: QuotaPolicy) {
     ...EVERY_RESPONSE,
     "Retry-After": {
       description:
-        "Seconds to wait before trying again (RFC 9110 §10.2.3), the t of the RateLimit item of the limit reached: the end of its window (for AI streams at once, which end when they end, a short wait).",
+        "Seconds to wait before trying again (RFC 9110 §10.2.3), the t of the RateLimit item of the limit reached: for the credential's quota, the end of its window; for an operation's own limit, that limit's whole period (its window's end is not known here, so the wait asked is never too short); for AI streams at once, which end when they end, a short wait.",
       schema: { type: "integer" as const, example: example.resetSeconds },
     },
   };
