@@ -2,7 +2,9 @@ import { type IdentityProvider, invalidSession } from "./provider";
 
 /** Session ids the development provider accepts: `dev:` and the email to sign in. */
 export const DEVELOPMENT_SESSION_PREFIX = "dev:";
-const EMAIL = /^[^\s@<>()[\]\\,;:"]{1,64}@[^\s@<>()[\]\\,;:"]{1,255}$/;
+// No control or invisible format characters (NUL, zero-width space): they would make another user
+// of what reads as the same address.
+const EMAIL = /^[^\s@<>()[\]\\,;:"\p{Cc}\p{Cf}]{1,64}@[^\s@<>()[\]\\,;:"\p{Cc}\p{Cf}]{1,255}$/u;
 
 /**
  * Local use only: `dev:<email>` signs that email in, with no account anywhere,

@@ -92,14 +92,18 @@ describe("POST /auth/complete with the development provider (the local default)"
     expect(res.body).toMatchObject({ code: "validation_failed", details: expect.any(Object) });
   });
 
-  it.each(["sess_2abcDEF", "dev:", "dev:not-an-email", "dev:two@at@signs"])(
-    "answers 400 for the session id %j, which the provider does not confirm",
-    async (sessionId) => {
-      const res = await signIn(sessionId);
-      expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ code: "validation_failed", error: expect.stringContaining("Invalid session") });
-    },
-  );
+  it.each([
+    "sess_2abcDEF",
+    "dev:",
+    "dev:not-an-email",
+    "dev:two@at@signs",
+    "dev:a@example.com\u0000",
+    "dev:a\u200b@example.com",
+  ])("answers 400 for the session id %j, which the provider does not confirm", async (sessionId) => {
+    const res = await signIn(sessionId);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: "validation_failed", error: expect.stringContaining("Invalid session") });
+  });
 
   it("answers 400 for a body that is not JSON", async () => {
     const res = await api("/auth/complete", { method: "POST", body: "{not json" });
