@@ -3,8 +3,8 @@
 // CPU per request of one or more builds of the Worker (each root a checkout with its own
 // node_modules: this one by default, or a git worktree holding a change) and of the baseline, on
 // copies of one seeded 10,000-block D1, under the same load (autocannon, 10 connections, a fixed
-// number of requests), taking turns. For a change worth a few percent, on a quiet machine: the
-// rounds show how much the machine itself moved the figures.
+// number of requests), taking turns, in the reverse order every other round. For a change worth a
+// few percent, on a quiet machine: the rounds show how much the machine itself moved the figures.
 //
 // - By default: the user and system CPU time of each server's processes (wrangler and its workerd,
 //   so D1, the quota's simulation and the runtime too), per request, one figure per round.
@@ -135,7 +135,11 @@ async function main(): Promise<void> {
     }
     const perRound = served.map(() => [] as number[]);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, side] of served.entries()) {
+      // Every other round in the reverse order (ABC, CBA, ...): a machine growing busier or quieter
+      // over the run would otherwise always charge the first-measured server the most.
+      const order = [...served.entries()];
+      if (round % 2 === 1) order.reverse();
+      for (const [i, side] of order) {
         const before = await groupCpuMs(side.server);
         const failed = await load(urlOf(side), side.headers, REQUESTS);
         if (failed > 0) throw new Error(`${side.name}: ${failed} non-2xx answers to ${endpoint.name}`);
