@@ -6,6 +6,7 @@ import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { ErrorSchema, payloadTooLarge, type Refusal, tooManyRequests } from "../lib/errors";
 import { POLICY_NAMES } from "../lib/rate-limit-fields";
+import { ACCEPT_PATCH_HEADER, checkedBodyMediaTypes, isJsonMediaType, refuseUnreadMediaType } from "./body-media-type";
 import {
   declareEntityTags,
   declareNoEntityTag,
@@ -208,7 +209,12 @@ function standardErrors(spec: RouteSpec) {
     ...(hasBody(spec)
       ? {
           413: errorResponse(`Body larger than ${spec.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES} bytes`),
-          415: errorResponse("The body's Content-Type is not one this operation reads (`code` unsupported_media_type)"),
+          415: {
+            ...errorResponse(
+              "The body's Content-Type is not one this operation reads, or it has none (`code` unsupported_media_type): `details.content_type` says what was sent (null for none), `details.accepted` what is read",
+            ),
+            ...(spec.method === "patch" && checkedBodyMediaTypes(spec.request) ? { headers: ACCEPT_PATCH_HEADER } : {}),
+          },
         }
       : {}),
     ...(authenticated || spec.rateLimit ? { 429: rateLimitedResponse(refusalDescription(spec)) } : {}),
@@ -322,8 +328,6 @@ function withRequestHeaders(request: RouteConfig["request"], headers: z.ZodObjec
   return { ...request, headers: own instanceof z.ZodObject ? own.extend(headers.shape) : headers };
 }
 
-/** A JSON media type (`application/json`, `application/merge-patch+json`...), as the validator reads one. */
-const JSON_MEDIA_TYPE = /^application\/([a-z-.]+\+)?json/i;
 /** The bytes JSON allows around a value and ignores (RFC 8259): space, tab, line feed, carriage return. */
 const isJsonWhitespace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 
@@ -334,7 +338,7 @@ const isJsonWhitespace = (byte: number) => byte === 0x20 || byte === 0x09 || byt
 async function carriesNothing(c: Context): Promise<boolean> {
   const request = c.req.raw;
   if (request.body === null) return true;
-  const json = JSON_MEDIA_TYPE.test(request.headers.get("Content-Type") ?? "");
+  const json = isJsonMediaType(request.headers.get("Content-Type") ?? "");
   const length = request.headers.get("Content-Length");
   if (length !== null && !request.headers.has("Transfer-Encoding") && (Number(length) === 0 || !json)) {
     return Number(length) === 0;
@@ -431,6 +435,8 @@ export function defineRoute<const R extends RouteSpec>(given: R): DefinedRoute<R
       }),
     );
     if (hasOptionalBody(spec)) middleware.push(emptyBodyIsNoBody);
+    const accepted = checkedBodyMediaTypes(spec.request);
+    if (accepted) middleware.push(refuseUnreadMediaType(accepted, spec.method));
   }
   const declared = declaredResponses(standardErrors(spec), config.responses);
   const responses = withResponseHeaders(spec, declared);

@@ -1,3 +1,4 @@
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_BODY_LIMIT_BYTES as MAX_BODY_BYTES } from "../../src/openapi/define-route";
 import { api, createUser } from "../helpers/api";
@@ -111,5 +112,52 @@ describe("paths and refusals at the edges", () => {
     });
     expect(res.status).toBe(415);
     expect(res.body).toMatchObject({ code: "unsupported_media_type" });
+  });
+
+  it("a 415 names the Content-Type sent and the ones the operation reads; a PATCH's says them in Accept-Patch", async () => {
+    const user = await createUser();
+    const form = await api("/api/v1/pages", {
+      method: "POST",
+      auth: user,
+      body: "title=Plan",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
+    expect(form.status).toBe(415);
+    expect(form.body).toEqual({
+      error:
+        "The body's Content-Type is application/x-www-form-urlencoded; this operation reads application/json (send the body as JSON with that Content-Type)",
+      code: "unsupported_media_type",
+      details: {
+        header: "Content-Type",
+        content_type: "application/x-www-form-urlencoded",
+        accepted: ["application/json"],
+      },
+      request_id: expect.any(String),
+    });
+    expect(form.headers.get("Accept-Patch")).toBeNull();
+
+    const patch = await api("/api/v1/webhooks/some-id", {
+      method: "PATCH",
+      auth: user,
+      body: "{}",
+      headers: { "Content-Type": "text/plain" },
+    });
+    expect(patch.status).toBe(415);
+    expect(patch.body).toMatchObject({
+      details: { content_type: "text/plain", accepted: ["application/json", "application/merge-patch+json"] },
+    });
+    expect(patch.headers.get("Accept-Patch")).toBe("application/json, application/merge-patch+json");
+
+    const untyped = await SELF.fetch("http://workspace.test/api/v1/pages", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${user.key}` },
+      body: new TextEncoder().encode('{"title": "Plan"}'),
+    });
+    expect(untyped.status).toBe(415);
+    expect(await untyped.json()).toMatchObject({
+      error:
+        "The body has no Content-Type; this operation reads application/json (send the body as JSON with that Content-Type)",
+      details: { header: "Content-Type", content_type: null, accepted: ["application/json"] },
+    });
   });
 });
