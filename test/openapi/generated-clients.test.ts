@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { TAGS } from "../../src/openapi/tags";
-import { api } from "../helpers/api";
+import { type ApiResponse, api, createUser } from "../helpers/api";
+import { createBlock } from "../helpers/blocks";
 import { contractOperations } from "../helpers/contract";
+import { createMedia, PNG_BYTES } from "../helpers/media";
 
 // What generated clients read from the contract besides paths: tags, the headers of every answer,
 // the request headers every operation takes, the AI stream's events, and request bodies whose
@@ -22,6 +24,9 @@ interface Document {
   components: { schemas: Record<string, Schema>; parameters: Record<string, { name: string; in: string }> };
   paths: Record<string, Record<string, { parameters?: { $ref?: string }[]; requestBody?: unknown }>>;
 }
+
+/** What a file's answer says about the file besides its type: how to save it, what it may run, how long to keep it. */
+const FILE_HEADERS = ["Content-Disposition", "Content-Security-Policy", "Cache-Control"];
 
 const contract = async () => (await api<Document>("/documentation/openapi.json")).body;
 
@@ -75,6 +80,42 @@ describe("the contract, for generated clients", () => {
     expect(listings.length).toBeGreaterThan(10);
     for (const { name, operation } of listings)
       expect(operation.responses["200"]?.headers?.["X-Next-Cursor"], name).toBeDefined();
+  });
+
+  it("declares the headers a file is sent with on each operation that sends one, as it sends them", async () => {
+    const user = await createUser();
+    const media = await createMedia(user, { bytes: PNG_BYTES, name: "photo.png", type: "image/png" });
+    const page = await createBlock(user, { type: "page", properties: { title: "Export me" } });
+    const signed = new URL(media.signedUrl);
+    const download = `/api/v1/media/download?url=${encodeURIComponent(media.signedUrl)}`;
+    const answers: [string, string, ApiResponse][] = [
+      ["GET /api/v1/media/download", "200", await api(download, { auth: user })],
+      ["GET /api/v1/media/download", "206", await api(download, { auth: user, headers: { Range: "bytes=0-3" } })],
+      [
+        "POST /api/v1/media/download",
+        "200",
+        await api("/api/v1/media/download", {
+          method: "POST",
+          auth: user,
+          body: { bucket: "media", path: media.path },
+        }),
+      ],
+      ["GET /media/signed", "200", await api(`${signed.pathname}${signed.search}`)],
+      ["GET /api/v1/pages/export/batch", "200", await api(`/api/v1/pages/export/batch?ids=${page.id}`, { auth: user })],
+      [
+        "GET /api/v1/pages/{id}/export",
+        "200",
+        await api(`/api/v1/pages/${page.id}/export?format=html`, { auth: user }),
+      ],
+    ];
+    const operations = new Map((await contractOperations()).map(({ name, operation }) => [name, operation]));
+    for (const [name, status, res] of answers) {
+      expect(res.status, name).toBe(Number(status));
+      const sent = FILE_HEADERS.filter((header) => res.headers.has(header));
+      expect(sent, name).toContain("Content-Disposition");
+      const declared = Object.keys(operations.get(name)?.responses[status]?.headers ?? {});
+      expect(declared, `${name} ${status}`).toEqual(expect.arrayContaining(sent));
+    }
   });
 
   it("declares the AI stream's start, delta, done and error events as schemas its content refers to", async () => {

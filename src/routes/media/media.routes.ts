@@ -202,6 +202,24 @@ const ACCEPT_RANGES = {
   },
 };
 
+/** Sent with a file's bytes: how to save it, what it may run, how long it may be kept. */
+const FILE_HEADERS = {
+  "Content-Disposition": {
+    schema: { type: "string" as const, example: "inline; filename=\"photo.png\"; filename*=UTF-8''photo.png" },
+    description:
+      "`attachment` with the file's name; on a signed link `inline` for images, audio, video and plain text, `attachment` for anything a browser could run",
+  },
+  "Content-Security-Policy": {
+    schema: { type: "string" as const, example: "sandbox" },
+    description: "A sandbox: nothing in the file runs with this origin's rights",
+  },
+  "Cache-Control": {
+    schema: { type: "string" as const, example: "private, no-store" },
+    description:
+      "`private, no-store` through the API; on a signed link `private, max-age=` up to an hour, never past its expiry",
+  },
+};
+
 /** A byte range of the file (RFC 9110 §14), as object stores serve them. */
 const RANGE_HEADERS = z.object({
   Range: z
@@ -223,11 +241,12 @@ const RANGE_HEADERS = z.object({
 });
 
 const RANGE_RESPONSES = {
-  200: { ...BYTES("The file's bytes"), headers: ACCEPT_RANGES },
+  200: { ...BYTES("The file's bytes"), headers: { ...ACCEPT_RANGES, ...FILE_HEADERS } },
   206: {
     description: "Partial Content (RFC 9110 §15.3.7): the one range asked for, with `Content-Range`",
     headers: {
       ...ACCEPT_RANGES,
+      ...FILE_HEADERS,
       "Content-Range": {
         schema: { type: "string" as const, example: "bytes 0-1023/1048576" },
         description: "Which bytes of how many (RFC 9110 §14.4)",
@@ -273,7 +292,7 @@ export const downloadByBody = defineRoute({
   summary: "Download a file by URL or path",
   description: `Body \`{url}\` or \`{bucket, path}\`. ${DOWNLOAD} The whole file, always: for its \`ETag\`, \`If-None-Match\` and byte ranges, GET \`/api/v1/media/download?url=\`.`,
   request: { body: jsonBody(DownloadMediaBody) },
-  responses: { 200: BYTES("The file's bytes"), 404: ERROR_RESPONSES[404] },
+  responses: { 200: { ...BYTES("The file's bytes"), headers: FILE_HEADERS }, 404: ERROR_RESPONSES[404] },
 });
 
 export const serveSigned = defineRoute({
