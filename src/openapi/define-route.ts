@@ -178,6 +178,14 @@ function refusalDescription(spec: RouteSpec): string {
 const RESERVED_KEY_NOTE =
   "; a JSON body may not use the object key `__proto__`, nor hold a lone UTF-16 surrogate in a string or key, at any depth";
 
+/** A 401's challenge (RFC 9110 §11.6.1), for a bearer token (RFC 6750 §3). */
+const CHALLENGE_HEADER = {
+  "WWW-Authenticate": {
+    schema: { type: "string" as const, example: 'Bearer realm="workspace-api"' },
+    description: "The credential to send: `Authorization: Bearer <API key or app-session token>`",
+  },
+};
+
 /** The error responses that follow from a route's access kind and shape. */
 function standardErrors(spec: RouteSpec) {
   const authenticated = isAuthenticated(spec);
@@ -190,9 +198,12 @@ function standardErrors(spec: RouteSpec) {
     ),
     ...(authenticated
       ? {
-          401: errorResponse(
-            'Missing, malformed, unknown, revoked or expired credential (`code` unauthorized); sent with `WWW-Authenticate: Bearer realm="workspace-api"`, adding `error="invalid_token"` when a credential was sent (RFC 6750 §3.1)',
-          ),
+          401: {
+            ...errorResponse(
+              'Missing, malformed, unknown, revoked or expired credential (`code` unauthorized); sent with `WWW-Authenticate: Bearer realm="workspace-api"`, adding `error="invalid_token"` when a credential was sent (RFC 6750 §3.1)',
+            ),
+            headers: CHALLENGE_HEADER,
+          },
         }
       : {}),
     ...(spec.access === "session" ? { 403: errorResponse("Called with an API key: this needs an app session") } : {}),

@@ -52,9 +52,10 @@ describe("every operation of the contract declares its access", () => {
     }
   });
 
-  it.each(secured.map(({ name, path, method }) => [name, path, method]))(
-    "%s answers 401 with the envelope and a challenge, without a credential and with malformed ones",
-    async (_name, path, method) => {
+  it.each(secured.map(({ name, path, method, operation }) => [name, path, method, operation] as const))(
+    "%s answers 401 with the envelope and a challenge, without a credential and with malformed ones, as declared",
+    async (_name, path, method, operation) => {
+      expect(Object.keys(operation.responses["401"]?.headers ?? {})).toContain("WWW-Authenticate");
       for (const authorization of [undefined, ...MALFORMED_AUTHORIZATION]) {
         const res = await api(concrete(path), {
           method: method.toUpperCase(),
