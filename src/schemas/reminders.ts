@@ -27,9 +27,13 @@ const inRange = (value: string) => {
   const time = Date.parse(value);
   return time >= REMINDER_EARLIEST && time < REMINDER_LATEST;
 };
-const RANGE_MESSAGE = "Must be from 1970-01-01 to 2099-12-31 (UTC)";
+/** Checked only on a well-formed value: text that is no date is refused as that alone. */
+const IN_RANGE = {
+  message: "Must be from 1970-01-01 to 2099-12-31 (UTC)",
+  when: (payload: { issues: unknown[] }) => payload.issues.length === 0,
+};
 /** An ISO-8601 date-time with an offset, within the range above. */
-export const ReminderInstant = z.iso.datetime({ offset: true }).refine(inRange, { message: RANGE_MESSAGE });
+export const ReminderInstant = z.iso.datetime({ offset: true }).refine(inRange, IN_RANGE);
 const isoDateTime = ReminderInstant;
 const dayOfWeek = z.number().int().min(0).max(6);
 
@@ -65,7 +69,7 @@ export const RecurrenceRuleSchema = z
     unit: z.enum(RECURRENCE_UNITS).optional().openapi({ description: "`custom`: the unit", example: "week" }),
     end_type: z.enum(RECURRENCE_END_TYPES).optional().openapi({ description: "Default `never`", example: "never" }),
     end_date: z
-      .union([z.iso.date().refine(inRange, { message: RANGE_MESSAGE }), isoDateTime])
+      .union([z.iso.date().refine(inRange, IN_RANGE), isoDateTime])
       .optional()
       .openapi({
         description: "`on_date`: the last day (a date, in the reminder's time zone) or instant, inclusive",

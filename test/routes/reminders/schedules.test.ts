@@ -169,6 +169,16 @@ describe("instants from 1970 to 2099", () => {
     expect((await api<Reminder[]>(REMINDERS, { auth: user })).body).toEqual([]);
   });
 
+  it("a value that is no date-time is refused as that alone, not also as out of range", async () => {
+    const user = await createUser();
+    const target = await reminderTarget(user);
+    const res = await postReminder(user, reminderBody(target, inHours(1), { remind_at: "tomorrow" }));
+    expectErrorBody(res, 400);
+    expect(res.body).toMatchObject({
+      details: { issues: [{ path: "remind_at", message: "Invalid ISO datetime", code: "invalid_format" }] },
+    });
+  });
+
   it("400 for a snooze until after 2099, and for list bounds outside the range", async () => {
     const user = await createUser();
     const target = await reminderTarget(user);
