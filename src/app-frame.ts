@@ -4,7 +4,7 @@ import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { routePath } from "hono/route";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { credentialOf } from "./auth/credentials";
+import { bearerChallenge, insufficientScopeChallenge } from "./auth/authorization-header";
 import { serverTimingValue } from "./db/round-trips";
 import { checkBookmarkHeader, D1_BOOKMARK_HEADER, sessionConstraint, sessionDatabase } from "./db/sessions";
 import { type AppEnv, createContext, type RequestContext } from "./lib/context";
@@ -208,22 +208,13 @@ const answerError: ErrorHandler<AppEnv> = (thrown, c) => {
   return answerBody(c, failure.body, failure.status);
 };
 
-/**
- * A 401's challenge (RFC 6750 §3.1): `error="invalid_token"` when a credential was sent and refused
- * (malformed, unknown, revoked or expired), no error code when the request carried no bearer credential.
- */
-const bearerChallenge = (authorization: string | undefined) =>
-  credentialOf(authorization) === undefined
-    ? 'Bearer realm="workspace-api"'
-    : 'Bearer realm="workspace-api", error="invalid_token"';
-
 /** A refusal the code decided on, with the headers its status calls for. */
 function answerRefusal(c: Context<AppEnv>, error: ApiError): Response {
   if (error.status === 401) c.header("WWW-Authenticate", bearerChallenge(c.req.header("Authorization")));
   const requiredScope = error.status === 403 ? error.details?.required_scope : undefined;
   if (typeof requiredScope === "string") {
     // RFC 6750 §3: a token that does not enable access carries the challenge, naming the scope it lacks.
-    c.header("WWW-Authenticate", `Bearer realm="workspace-api", error="insufficient_scope", scope="${requiredScope}"`);
+    c.header("WWW-Authenticate", insufficientScopeChallenge(requiredScope));
   }
   const retryAfter = error.code === "rate_limited" ? error.details?.retry_after_seconds : undefined;
   if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));

@@ -3,22 +3,10 @@ import { apiKeys } from "../db/schema";
 import type { Actor, RequestContext } from "../lib/context";
 import { unauthorized } from "../lib/errors";
 import { cachedKey, rememberKey } from "./api-key-cache";
+import { credentialOf } from "./authorization-header";
 import { API_KEY_PREFIX, hashApiKey, isApiKeyFormat } from "./api-key-format";
 import { ALL_SCOPES, parseScopes } from "./scopes";
 import { verifySessionToken } from "./sessions";
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
-const BARE_API_KEY = /^\s*(sr_\S+)\s*$/;
-
-/**
- * The credential of an `Authorization` header: `Bearer <token>`, or a bare
- * `sr_...` key (what a person pastes into the explorer's API-key field).
- * `Bearer sr_...` stays the documented form.
- */
-export function credentialOf(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  return BEARER.exec(header)?.[1] ?? BARE_API_KEY.exec(header)?.[1];
-}
 
 /** How a credential was checked, for `Server-Timing` (reported for refused credentials too). */
 export type CredentialSource = "api key from D1" | "api key from cache" | "session token";

@@ -97,6 +97,21 @@ describe("a deployment without a usable SESSION_SECRET", () => {
 });
 
 describe("the Authorization header", () => {
+  it("a 401's challenge says what was wrong with the credential (RFC 6750 §3.1)", async () => {
+    const challenge = async (authorization?: string) =>
+      (await api("/api/v1/blocks", { headers: authorization ? { Authorization: authorization } : {} })).headers.get(
+        "WWW-Authenticate",
+      );
+    expect(await challenge()).toBe('Bearer realm="workspace-api"');
+    // Another scheme is no authentication information this service reads: no error code.
+    expect(await challenge("Basic x")).toBe('Bearer realm="workspace-api"');
+    expect(await challenge("Bearer a b")).toBe('Bearer realm="workspace-api", error="invalid_request"');
+    expect(await challenge("Bearer")).toBe('Bearer realm="workspace-api", error="invalid_request"');
+    expect(await challenge("Bearer sr_short")).toBe('Bearer realm="workspace-api", error="invalid_token"');
+    expect(await challenge(`Bearer sr_${"x".repeat(40)}`)).toBe('Bearer realm="workspace-api", error="invalid_token"');
+    expect(await challenge("Bearer not.a.jwt")).toBe('Bearer realm="workspace-api", error="invalid_token"');
+  });
+
   it("takes a bare sr_ key as well as Bearer sr_...", async () => {
     const user = await createUser();
     const bare = await api("/api/v1/blocks", { headers: { Authorization: user.key } });
