@@ -8,7 +8,9 @@ import { RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from "./rate-limit-fields
  * aside): listings' paging, the request id, the read-replica bookmark, the quota fields and
  * `Retry-After`, a creation's `Location`, the validators and replay marker of conditional and
  * idempotent writes (`ETag`, `Idempotent-Replayed`), and which bytes a media download's 206 or 416
- * holds (`Content-Range`, `Accept-Ranges`: RFC 9110 §14.3, §14.4).
+ * holds (`Content-Range`, `Accept-Ranges`: RFC 9110 §14.3, §14.4), an export's or a file's name
+ * and row count (`Content-Disposition`, `X-Export-Row-Count`, `X-Export-Truncated`), a 401's
+ * challenge (`WWW-Authenticate`) and the patch formats a PATCH's 415 names (`Accept-Patch`).
  */
 export const EXPOSED_HEADERS = [
   ...PAGINATION_HEADER_NAMES,
@@ -23,6 +25,11 @@ export const EXPOSED_HEADERS = [
   "Idempotent-Replayed",
   "Content-Range",
   "Accept-Ranges",
+  "Content-Disposition",
+  "X-Export-Row-Count",
+  "X-Export-Truncated",
+  "WWW-Authenticate",
+  "Accept-Patch",
 ];
 
 /**

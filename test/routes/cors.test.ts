@@ -25,6 +25,11 @@ const EXPOSED = [
   "X-Pagination-Offset",
   "X-Has-More",
   "X-Hierarchy-Truncated",
+  "Content-Disposition",
+  "X-Export-Row-Count",
+  "X-Export-Truncated",
+  "WWW-Authenticate",
+  "Accept-Patch",
 ];
 
 describe("CORS", () => {
@@ -44,7 +49,7 @@ describe("CORS", () => {
     expect(preflight.headers.get("Access-Control-Allow-Headers")?.toLowerCase()).toContain("idempotency-key");
   });
 
-  it("an answer exposes the headers scripts read: quota, retry, location, validators, paging, ids", async () => {
+  it("an answer exposes the headers scripts read: quota, retry, location, validators, paging, ids, file names, challenges", async () => {
     const user = await createUser();
     const res = await api("/api/v1/blocks?limit=1", { auth: user, headers: { Origin: "https://app.example" } });
     expect(res.status).toBe(200);
