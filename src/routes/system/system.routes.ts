@@ -5,6 +5,11 @@ import { HealthResponse, ServiceInfo, TestResponse } from "./system.schemas";
 /** The media type of the Health Check Response Format (draft-inadarei-api-health-check-06). */
 export const HEALTH_MEDIA_TYPE = "application/health+json";
 
+/** A monitor reads the state now: no cache may answer for the service. */
+const NO_STORE = {
+  "Cache-Control": { schema: { type: "string" as const, enum: ["no-store"] }, description: "Never cached" },
+};
+
 export const root = defineRoute({
   operationId: "getServiceInfo",
   method: "get",
@@ -38,9 +43,14 @@ export const health = defineRoute({
   description:
     "For monitors and load balancers: touches each dependency once, in parallel, within 3 s each: D1 (one read, which also gives the latest migration applied, compared with the one this code expects), R2 (a HEAD) and the reminders' Durable Object namespace (one call). 200 with `status: pass` when all answer; 503 with `status: fail` and `description` naming what is down (or a database whose migrations are behind: run `wrangler d1 migrations apply`). In the Health Check Response Format for HTTP APIs (draft-inadarei-api-health-check-06), `application/health+json`. Reads nothing of any user. Needs no credential; rate limited per client address (429 with `Retry-After`). `GET /test` stays as the cheaper liveness check that touches nothing.",
   responses: {
-    200: { description: "Every dependency answers", content: { [HEALTH_MEDIA_TYPE]: { schema: HealthResponse } } },
+    200: {
+      description: "Every dependency answers",
+      headers: NO_STORE,
+      content: { [HEALTH_MEDIA_TYPE]: { schema: HealthResponse } },
+    },
     503: {
       description: "A dependency is down, or the database's migrations are behind the code",
+      headers: NO_STORE,
       content: {
         [HEALTH_MEDIA_TYPE]: {
           schema: HealthResponse,

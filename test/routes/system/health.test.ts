@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HEALTH_MEDIA_TYPE } from "../../../src/routes/system/system.routes";
 import { EXPECTED_MIGRATION } from "../../../src/services/health/health";
 import { api } from "../../helpers/api";
+import { contractOperations } from "../../helpers/contract";
 
 interface Check {
   componentType: string;
@@ -30,6 +31,14 @@ afterEach(async () => {
 });
 
 describe("GET /health", () => {
+  it("declares the Cache-Control it is sent with, on a pass and on a fail", async () => {
+    const operations = await contractOperations();
+    const operation = operations.find(({ name }) => name === "GET /health")?.operation;
+    for (const status of ["200", "503"]) {
+      expect(Object.keys(operation?.responses[status]?.headers ?? {}), status).toContain("Cache-Control");
+    }
+  });
+
   it("answers 200 pass with D1, its migration, R2 and the Durable Object namespace, without a credential", async () => {
     const res = await health();
     expect(res.status).toBe(200);
