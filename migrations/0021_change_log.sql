@@ -17,8 +17,8 @@
 -- `database.schema_updated` (a schema command: it increments the database's `schema_version`).
 -- What is not an event of its own: the rows a schema command rewrites (an option renamed or
 -- removed, a property removed: one `database.schema_updated`, not one `block.updated` per row; the
--- command names the database in `write_context.schema_rows_of`; since 0025, but for a shared row in
--- a database with an owner), the comments deleted with their
+-- command names the database in `write_context.schema_rows_of`; since 0025, but for a row whose
+-- owner is not the database's), the comments deleted with their
 -- block (its `block.deleted` says so), a write that changes none of the fields above (`updated_at`
 -- alone, `content = content`), and the internal `provider_audit_log` blocks, which no user sees.
 -- A block's `version` (0020_block_versions: its entity tag) is no change of its own: it is in no

@@ -1,10 +1,10 @@
--- A shared row (no owner: every user sees it) that a schema change of an owned database rewrites
--- (an option renamed or removed, a property removed) is logged as a `block.updated` of its own.
--- Until now every row such a change rewrote was covered by the change's one
--- `database.schema_updated`, whose owner is the database's: a shared row moved into a private
--- database changed for every user while only the database's owner was told. The owned rows of
--- that database, and every row of a shared database (whose event every user sees), are still the
--- one event. Changed from the definition in 0021_change_log.sql: the last condition of WHEN only;
+-- A row whose owner is not its database's (a shared row, seen by every user, moved into a private
+-- database; another user's copy of such a row) that a schema change of that database rewrites (an
+-- option renamed or removed, a property removed) is logged as a `block.updated` of its own. Until
+-- now every row such a change rewrote was covered by the change's one `database.schema_updated`,
+-- whose owner is the database's: such a row changed for users that event never reaches. The rows
+-- owned as the database is, and every row of a shared database (whose event every user sees), are
+-- still the one event. Changed from the definition in 0021_change_log.sql: the last condition of WHEN only;
 -- the body is the same. Written by hand, like 0021: Drizzle cannot declare a trigger. Relied on by
 -- the change feed and webhooks (services/change-log, services/webhooks).
 DROP TRIGGER `change_events_block_update`;
@@ -17,8 +17,7 @@ WHEN NEW.type <> 'provider_audit_log'
 		OR OLD.content IS NOT NEW.content OR OLD.position IS NOT NEW.position OR OLD.archived IS NOT NEW.archived
 		OR OLD.in_trash IS NOT NEW.in_trash)
 	AND NOT coalesce(NEW.database_id = (SELECT w.schema_rows_of FROM `write_context` w WHERE w.id = 1)
-		AND NOT (NEW.created_by IS NULL
-			AND (SELECT d.created_by FROM `blocks` d WHERE d.id = NEW.database_id) IS NOT NULL), 0) BEGIN
+		AND (SELECT d.created_by IS NULL OR d.created_by IS NEW.created_by FROM `blocks` d WHERE d.id = NEW.database_id), 0) BEGIN
 	INSERT INTO `change_events` (type, object_id, owner_id, actor_id, request_id, occurred_at, changed_fields, data)
 	SELECT 'block.updated', NEW.id, NEW.created_by, w.actor_id, w.request_id, w.occurred_at,
 		'[' || rtrim(

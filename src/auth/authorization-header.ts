@@ -3,7 +3,8 @@
 // startup, before any route's module.
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
-const BEARER_SCHEME = /^\s*Bearer(\s|$)/i;
+/** The Bearer scheme with something after it: a bare `Bearer` carries no authentication information. */
+const BEARER_WITH_PARAMETERS = /^\s*Bearer\s+\S/i;
 const BARE_API_KEY = /^\s*(sr_\S+)\s*$/;
 
 /**
@@ -20,13 +21,15 @@ const REALM = 'Bearer realm="workspace-api"';
 
 /**
  * A 401's challenge (RFC 6750 §3.1): `invalid_token` for a credential that was read and refused
- * (unknown, malformed, revoked, expired); `invalid_request` for a Bearer header holding no single
- * token (`Bearer`, `Bearer a b`); no error code when the request carried no credential, or one of
- * another scheme (`Basic ...`), as §3.1 asks of a request that lacks any authentication information.
+ * (unknown, malformed, revoked, expired); `invalid_request` for a Bearer header holding more than a
+ * token (`Bearer a b`); no error code when the request carried no credential (none, a bare
+ * `Bearer`) or one of another scheme (`Basic ...`), as §3.1 asks of a request that lacks any
+ * authentication information.
  */
 export function bearerChallenge(authorization: string | undefined): string {
   if (credentialOf(authorization) !== undefined) return `${REALM}, error="invalid_token"`;
-  if (authorization !== undefined && BEARER_SCHEME.test(authorization)) return `${REALM}, error="invalid_request"`;
+  if (authorization !== undefined && BEARER_WITH_PARAMETERS.test(authorization))
+    return `${REALM}, error="invalid_request"`;
   return REALM;
 }
 

@@ -3,8 +3,8 @@ import { apiKeys } from "../db/schema";
 import type { Actor, RequestContext } from "../lib/context";
 import { unauthorized } from "../lib/errors";
 import { cachedKey, rememberKey } from "./api-key-cache";
-import { credentialOf } from "./authorization-header";
 import { API_KEY_PREFIX, hashApiKey, isApiKeyFormat } from "./api-key-format";
+import { credentialOf } from "./authorization-header";
 import { ALL_SCOPES, parseScopes } from "./scopes";
 import { verifySessionToken } from "./sessions";
 

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler, z } from
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type Access, type AuthenticatedAppEnv, accessMiddleware, SECURITY } from "../auth/access";
+import { insufficientScopeChallenge } from "../auth/authorization-header";
 import { type ApiKeyScope, scopeForMethod } from "../auth/scopes";
 import type { AppEnv } from "../lib/context";
 import { ErrorSchema, payloadTooLarge, type Refusal, tooManyRequests } from "../lib/errors";
@@ -186,6 +187,14 @@ const CHALLENGE_HEADER = {
   },
 };
 
+/** A 403's challenge when the key lacks the operation's scope (RFC 6750 §3.1); absent for other 403s. */
+const scopeChallengeHeader = (scope: string) => ({
+  "WWW-Authenticate": {
+    schema: { type: "string" as const, example: insufficientScopeChallenge(scope) },
+    description: "Sent when the API key lacks the scope the operation needs, naming it",
+  },
+});
+
 /** The error responses that follow from a route's access kind and shape. */
 function standardErrors(spec: RouteSpec) {
   const authenticated = isAuthenticated(spec);
@@ -200,7 +209,7 @@ function standardErrors(spec: RouteSpec) {
       ? {
           401: {
             ...errorResponse(
-              'Missing, malformed, unknown, revoked or expired credential (`code` unauthorized); sent with `WWW-Authenticate: Bearer realm="workspace-api"`, adding `error="invalid_token"` when a credential was read and refused, `error="invalid_request"` for a Bearer header holding no single token, and no error code with no credential or another scheme (RFC 6750 §3.1)',
+              'Missing, malformed, unknown, revoked or expired credential (`code` unauthorized); sent with `WWW-Authenticate: Bearer realm="workspace-api"`, adding `error="invalid_token"` when a credential was read and refused, `error="invalid_request"` for a Bearer header holding more than a token, and no error code with no credential or another scheme (RFC 6750 §3.1)',
             ),
             headers: CHALLENGE_HEADER,
           },
@@ -209,9 +218,12 @@ function standardErrors(spec: RouteSpec) {
     ...(spec.access === "session" ? { 403: errorResponse("Called with an API key: this needs an app session") } : {}),
     ...(spec.access === "user"
       ? {
-          403: errorResponse(
-            `The API key lacks the \`${routeScope(spec)}\` scope this operation needs (\`code\` forbidden; sent with \`WWW-Authenticate: Bearer realm="workspace-api", error="insufficient_scope", scope="${routeScope(spec)}"\`, RFC 6750 §3.1), or the action is not allowed to the caller`,
-          ),
+          403: {
+            ...errorResponse(
+              `The API key lacks the \`${routeScope(spec)}\` scope this operation needs (\`code\` forbidden; sent with \`WWW-Authenticate: Bearer realm="workspace-api", error="insufficient_scope", scope="${routeScope(spec)}"\`, RFC 6750 §3.1), or the action is not allowed to the caller`,
+            ),
+            headers: scopeChallengeHeader(routeScope(spec)),
+          },
         }
       : {}),
     ...(authenticated && spec.path.includes("{")
@@ -327,10 +339,10 @@ const NO_STORE_HEADER = {
   schema: { type: "string", enum: ["no-store"] },
 };
 
-/** Every answer of a route whose success carries a credential: no cache may keep it. */
+/** A success of a route that answers a credential: no cache may keep it. */
 const noStore: MiddlewareHandler = async (c, next) => {
   await next();
-  c.res.headers.set("Cache-Control", "no-store");
+  if (c.res.ok) c.res.headers.set("Cache-Control", "no-store");
 };
 
 /** The route's own request headers, and `headers` besides. */

@@ -45,7 +45,7 @@ const TYPES_DESCRIPTION = `What happened:
 - \`block.updated\`: any of its ${BLOCK_CHANGED_FIELDS.map((field) => `\`${field}\``).join(", ")} changed: a move, an archive, a trash and a restore are updates, and \`changed_fields\` says which;
 - \`block.deleted\`: deleted for good (\`data\` null); a trashed block is \`block.updated\` with \`in_trash\` true;
 - \`comment.created\`, \`comment.updated\` (content, resolved or reopened), \`comment.deleted\` (a comment deleted with its block is said by the block's \`block.deleted\`);
-- \`database.schema_updated\`: a property or option of a database was added, changed or removed (\`data\` is the schema after it). The rows it rewrote (an option renamed or removed, a property removed) are not events of their own: read the database's rows again after it.`;
+- \`database.schema_updated\`: a property or option of a database was added, changed or removed (\`data\` is the schema after it). The rows it rewrote (an option renamed or removed, a property removed) are not events of their own: read the database's rows again after it. A rewritten row whose owner is not the database's (a shared row in a private database), which users the database's event does not reach can see, has its own \`block.updated\`.`;
 
 export const CommentEventDataSchema = CommentSchema.omit({ page_id: true }).openapi("CommentEventData", {
   description: "A comment as its routes answer it, without `page_id` (which depends on who reads)",

@@ -106,7 +106,6 @@ describe("the Authorization header", () => {
     // Another scheme is no authentication information this service reads: no error code.
     expect(await challenge("Basic x")).toBe('Bearer realm="workspace-api"');
     expect(await challenge("Bearer a b")).toBe('Bearer realm="workspace-api", error="invalid_request"');
-    expect(await challenge("Bearer")).toBe('Bearer realm="workspace-api", error="invalid_request"');
     expect(await challenge("Bearer sr_short")).toBe('Bearer realm="workspace-api", error="invalid_token"');
     expect(await challenge(`Bearer sr_${"x".repeat(40)}`)).toBe('Bearer realm="workspace-api", error="invalid_token"');
     expect(await challenge("Bearer not.a.jwt")).toBe('Bearer realm="workspace-api", error="invalid_token"');

@@ -98,12 +98,19 @@ describe("the change feed", () => {
     expect(events[4]?.data).toEqual(schema.body);
   });
 
-  it("a shared row that a schema change of a private database rewrites has its own event, for those the database's does not reach", async () => {
+  it("a row not owned as its private database is has its own event when a schema change rewrites it, for those the database's does not reach", async () => {
     const [alice, bob] = [await createUser(), await createUser()];
     const { database, status, rows } = await databaseWithRows(alice, ["Owned", "Shared"]);
     const [owned, shared] = rows.body.ids as [string, string];
     // No API makes a shared block: one of Alice's rows becomes one.
     await env.DB.prepare("UPDATE blocks SET created_by = NULL WHERE id = ?").bind(shared).run();
+    // Bob's copy of it is Bob's, still in Alice's database.
+    const copied = await api<{ id: string; database_id: string }>(`${BLOCKS}/${shared}/duplicate`, {
+      method: "POST",
+      auth: bob,
+    });
+    expect(copied.body.database_id).toBe(database.body.id);
+    const copy = copied.body.id;
     const [aliceStart, bobStart] = [await feedEnd(alice), await feedEnd(bob)];
 
     const option = status.body.options[0]?.id;
@@ -114,13 +121,15 @@ describe("the change feed", () => {
     });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
 
-    const ids = [database.body.id, owned, shared];
+    const ids = [database.body.id, owned, shared, copy];
     const seenByBob = about((await changesAfter(bob, bobStart)).events, ids);
-    expect(seenByBob.map(summary)).toEqual([
-      { type: "block.updated", object_id: shared, changed_fields: ["properties"] },
-    ]);
-    expect(seenByBob[0]?.data).toEqual((await getBlock(bob, shared)).body);
-    expect(JSON.stringify(seenByBob[0]?.data)).toContain("To do");
+    expect(seenByBob.map(summary).sort((a, b) => a.object_id.localeCompare(b.object_id))).toEqual(
+      [shared, copy].sort().map((id) => ({ type: "block.updated", object_id: id, changed_fields: ["properties"] })),
+    );
+    for (const event of seenByBob) {
+      expect(event.data).toEqual((await getBlock(bob, event.object_id)).body);
+      expect(JSON.stringify(event.data)).toContain("To do");
+    }
     // The owner's rows are still the database's one event.
     expect(about((await changesAfter(alice, aliceStart)).events, ids).map(summary)).toEqual([
       { type: "block.updated", object_id: shared, changed_fields: ["properties"] },

@@ -194,6 +194,7 @@ describe("PATCH, DELETE and rotate-secret", () => {
     expect(res.status).toBe(200);
     expect(res.body.secret).toMatch(SECRET);
     expect(res.body.secret).not.toBe(webhook.secret);
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
     const grace = Date.parse(res.body.previous_secret_expires_at) - Date.now();
     expect(grace).toBeGreaterThan(23.9 * 3_600_000);
     expect(grace).toBeLessThanOrEqual(24 * 3_600_000);
@@ -201,6 +202,17 @@ describe("PATCH, DELETE and rotate-secret", () => {
       .bind(webhook.id)
       .first<{ secret: string; previous_secret: string }>();
     expect(stored).toEqual({ secret: res.body.secret, previous_secret: webhook.secret });
+  });
+
+  it("answers its secret with Cache-Control: no-store at creation, and nothing else does", async () => {
+    const user = await createUser();
+    const created = await api<{ id: string }>(WEBHOOKS, { method: "POST", auth: user, body: { url: receiverUrl() } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("Cache-Control")).toBe("no-store");
+    expect((await api(`${WEBHOOKS}/${created.body.id}`, { auth: user })).headers.get("Cache-Control")).toBeNull();
+    const refused = await api(WEBHOOKS, { method: "POST", auth: user, body: { url: "http://10.0.0.1/x" } });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("Cache-Control")).toBeNull();
   });
 
   it("deletes, with its deliveries; a second delete is a 404", async () => {
