@@ -5,8 +5,8 @@ import { type AppEnv, actingAs, type RequestContext, type UserContext, withD1 } 
 import type { QuotaCount } from "../lib/rate-limit-fields";
 import { enqueueWebhookDeliveries } from "../lib/webhook-queue";
 import { countCredential, credentialRefused } from "./credential-limit";
+import { guardLiveness, type Liveness } from "./credential-liveness";
 import { authenticate } from "./credentials";
-import { guardKeyLiveness, type KeyLiveness, keyRefused } from "./key-liveness";
 import { noteKeyUsed } from "./key-usage";
 import { requireScope, requireSession } from "./policies";
 import type { ApiKeyScope } from "./scopes";
@@ -39,7 +39,7 @@ export interface AuthenticatedAppEnv {
 function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareHandler<AuthenticatedAppEnv> {
   return createMiddleware<AuthenticatedAppEnv>(async (c, next) => {
     const base: RequestContext = c.get("ctx");
-    const { actor, keyFromCache } = await authenticate(base, c.req.header("Authorization"), (source) =>
+    const { actor, unconfirmed } = await authenticate(base, c.req.header("Authorization"), (source) =>
       c.set("authSource", source),
     );
     // Counted before any other refusal, so every answer to a credential reports its quota (a 429
@@ -50,8 +50,8 @@ function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareH
       if (!limit.admitted) throw credentialRefused(limit);
     }
     // Every write batch names the actor to the change-log triggers (db/write-context.ts); a
-    // remembered key: the request's first D1 call proves it is still live (auth/key-liveness.ts).
-    let liveness: KeyLiveness | undefined;
+    // remembered key: the request's first D1 call proves it is still live (auth/credential-liveness.ts).
+    let liveness: Liveness | undefined;
     const ctx = withD1(base, (d1) => {
       const named = namingTheWriter(d1, {
         actorId: actor.userId,
@@ -60,14 +60,14 @@ function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareH
         // After the answer: the batch already marked them enqueued, and the Cron Trigger sends what this does not.
         onDeliveries: (ids) => base.waitUntil(enqueueWebhookDeliveries(base.env, base, ids)),
       });
-      if (!keyFromCache || actor.apiKeyId === null) return named;
-      const guarded = guardKeyLiveness(named, actor.apiKeyId, base.now);
+      if (!unconfirmed) return named;
+      const guarded = guardLiveness(named, unconfirmed);
       liveness = guarded.liveness;
       return guarded.d1;
     });
     const confirmCaller = async () => {
       if (liveness && !liveness.confirmed && !liveness.refused) await liveness.confirm();
-      if (liveness?.refused) throw keyRefused();
+      if (liveness?.refused) throw liveness.refusal();
     };
     const userCtx = { ...actingAs(ctx, actor), confirmCaller };
     try {
@@ -80,7 +80,7 @@ function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareH
     }
     c.set("ctx", userCtx);
     await next();
-    // A request that made no D1 call (or failed before its first) checks the key on its own,
+    // A request that made no D1 call (or failed before its first) checks the credential on its own,
     // and a refusal the work swallowed still answers 401.
     await confirmCaller();
     if (actor.apiKeyId !== null) noteKeyUsed(userCtx, actor.apiKeyId);

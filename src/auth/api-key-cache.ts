@@ -4,7 +4,7 @@ import type { ApiKeyScope } from "./scopes";
  * Per-isolate memory of API-key lookups (key hash → owner, key id and scopes, or
  * "no such key"), so a caller's repeated requests skip the D1 lookup: one round
  * trip instead of two. A remembered key is not trusted to be live: the request's
- * first query checks that itself (auth/key-liveness.ts), so revoking or expiring a
+ * first query checks that itself (auth/credential-liveness.ts), so revoking or expiring a
  * key takes effect at once everywhere. Only the facts that never change for a key
  * are kept here.
  */

@@ -5,6 +5,7 @@ import { unauthorized } from "../lib/errors";
 import { cachedKey, rememberKey } from "./api-key-cache";
 import { API_KEY_PREFIX, hashApiKey, isApiKeyFormat } from "./api-key-format";
 import { credentialOf } from "./authorization-header";
+import { type LiveCredential, liveKey } from "./credential-liveness";
 import { ALL_SCOPES, parseScopes } from "./scopes";
 import { verifySessionToken } from "./sessions";
 
@@ -14,10 +15,11 @@ export type CredentialSource = "api key from D1" | "api key from cache" | "sessi
 export interface Authenticated {
   actor: Actor;
   /**
-   * An API key remembered by this isolate and not read from D1 for this request:
-   * whether it is still live is for the request's own queries to check.
+   * What the request's own queries must still find live (auth/credential-liveness.ts): an API
+   * key remembered by this isolate and not read from D1 for this request. Undefined for a key D1
+   * has just confirmed, and for an app session.
    */
-  keyFromCache: boolean;
+  unconfirmed: LiveCredential | undefined;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function authenticate(
   if (token.startsWith(API_KEY_PREFIX)) return actorFromApiKey(ctx, token, noteSource);
   noteSource("session token");
   const userId = await verifySessionToken(ctx, token);
-  return { actor: { userId, via: "session", apiKeyId: null, scopes: ALL_SCOPES }, keyFromCache: false };
+  return { actor: { userId, via: "session", apiKeyId: null, scopes: ALL_SCOPES }, unconfirmed: undefined };
 }
 
 async function actorFromApiKey(
@@ -67,6 +69,6 @@ async function actorFromApiKey(
   if (key === null) throw unauthorized("Invalid API key");
   return {
     actor: { userId: key.userId, via: "api_key", apiKeyId: key.keyId, scopes: key.scopes },
-    keyFromCache,
+    unconfirmed: keyFromCache ? liveKey(key.keyId, ctx.now) : undefined,
   };
 }

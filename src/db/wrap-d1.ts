@@ -1,7 +1,7 @@
 /**
  * The one way this service wraps a D1 handle: a Proxy that hands every call reaching D1 to hooks,
- * which decide how it is sent (db/round-trips.ts counts and times each one; auth/key-liveness.ts
- * sends the work behind a guard until the caller's key has been seen live). Wrappers stack: each
+ * which decide how it is sent (db/round-trips.ts counts and times each one; auth/credential-liveness.ts
+ * sends the work behind a guard until the caller's credential has been seen live). Wrappers stack: each
  * wraps the handle the previous one made, and its hooks send to that handle.
  *
  * A statement prepared through a wrapper is wrapped too, so that running it on its own reaches
@@ -14,7 +14,7 @@
  * (appended: a marker that the batch committed, for idempotency keys; prepended: a row naming who
  * writes, for the change-log triggers to read). A statement that writes on its own (`run()` of an
  * INSERT) is no batch: the `statement` hook sends it in one, on the handle underneath, and answers
- * with `answerAsStatement`, as the key-liveness guard does with every statement.
+ * with `answerAsStatement`, as the credential-liveness guard does with every statement.
  */
 
 /** How a prepared statement runs on its own: each of these is one round trip to D1. */

@@ -44,7 +44,7 @@ export interface RequestContext {
   signal: AbortSignal;
   /**
    * Resolves once the caller's credential is known to be live (a remembered API key is
-   * otherwise checked by the request's first D1 call: auth/key-liveness.ts); a 401 if it
+   * otherwise checked by the request's first D1 call: auth/credential-liveness.ts); a 401 if it
    * is not. Work with effects outside D1 (third parties, R2, Durable Objects) awaits it
    * first; the outbound helper does so itself.
    */
@@ -146,7 +146,7 @@ export const backgroundUserContext = (
 /**
  * The same context with its D1 handle (the request's session, or the binding) wrapped, under
  * the round-trip meter's count: how a request's queries get a condition of the caller's
- * credential (auth/key-liveness.ts).
+ * credential (auth/credential-liveness.ts).
  */
 export const withD1 = (ctx: RequestContext, wrap: (d1: D1Database) => D1Database): RequestContext => ({
   ...ctx,

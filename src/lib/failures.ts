@@ -6,7 +6,7 @@ import { OutboundError } from "./outbound";
 // What a request's work throws, as the one error envelope: the HTTP answer of every route
 // (app.ts) and the tool errors of the MCP server (mcp/tool.ts) read it here, so both say the same.
 
-/** The refusal a thrown error is, or carries: one raised beneath the query builder (auth/key-liveness.ts) arrives as the failed query's cause. */
+/** The refusal a thrown error is, or carries: one raised beneath the query builder (auth/credential-liveness.ts) arrives as the failed query's cause. */
 export function refusalIn(thrown: unknown): ApiError | undefined {
   if (thrown instanceof ApiError) return thrown;
   return thrown instanceof Error && thrown.cause instanceof ApiError ? thrown.cause : undefined;

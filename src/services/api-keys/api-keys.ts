@@ -112,7 +112,7 @@ export async function renameApiKey(ctx: UserContext, id: string, name: string): 
   return present(ctx.now())(record);
 }
 
-/** Revokes a key: refused from its next request on, in every isolate (auth/key-liveness.ts). */
+/** Revokes a key: refused from its next request on, in every isolate (auth/credential-liveness.ts). */
 export async function revokeApiKey(ctx: UserContext, id: string): Promise<void> {
   const revoked = await ctx.db.all<{ id: string }>(sql`
     UPDATE api_keys SET revoked_at = ${ctx.now().toISOString()}

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { guardKeyLiveness } from "../../src/auth/key-liveness";
+import { guardLiveness, liveKey } from "../../src/auth/credential-liveness";
 import { batchAll } from "../../src/db/batch";
 import { createDatabase } from "../../src/db/client";
 import { meterD1, type RoundTripMeter } from "../../src/db/round-trips";
@@ -15,7 +15,10 @@ async function guarded() {
   const user = await createUser();
   const key = (await env.DB.prepare("SELECT id FROM api_keys WHERE user_id = ?").bind(user.id).first("id")) as string;
   const meter: RoundTripMeter = { count: 0, milliseconds: 0 };
-  const { d1, liveness } = guardKeyLiveness(meterD1(env.DB, meter), key, () => new Date());
+  const { d1, liveness } = guardLiveness(
+    meterD1(env.DB, meter),
+    liveKey(key, () => new Date()),
+  );
   return { user, key, d1, liveness, meter, db: createDatabase(d1) };
 }
 
@@ -44,7 +47,10 @@ describe("the liveness guard on a remembered API key", () => {
     expect(meter.count).toBe(3);
 
     for (const method of ["first", "all", "raw", "run"] as const) {
-      const fresh = guardKeyLiveness(env.DB, key, () => new Date());
+      const fresh = guardLiveness(
+        env.DB,
+        liveKey(key, () => new Date()),
+      );
       const s = fresh.d1.prepare("SELECT id, email FROM users WHERE id = ?").bind(user.id);
       const direct = env.DB.prepare("SELECT id, email FROM users WHERE id = ?").bind(user.id);
       const call = (statement: D1PreparedStatement) => (statement[method] as () => Promise<unknown>).call(statement);
@@ -56,7 +62,10 @@ describe("the liveness guard on a remembered API key", () => {
       }
       expect(fresh.liveness.confirmed, method).toBe(true);
     }
-    const named = guardKeyLiveness(env.DB, key, () => new Date());
+    const named = guardLiveness(
+      env.DB,
+      liveKey(key, () => new Date()),
+    );
     const rows = await named.d1
       .prepare("SELECT id, email FROM users WHERE id = ?")
       .bind(user.id)
@@ -65,7 +74,10 @@ describe("the liveness guard on a remembered API key", () => {
       ["id", "email"],
       [user.id, user.email],
     ]);
-    const column = guardKeyLiveness(env.DB, key, () => new Date());
+    const column = guardLiveness(
+      env.DB,
+      liveKey(key, () => new Date()),
+    );
     expect(await column.d1.prepare("SELECT email FROM users WHERE id = ?").bind(user.id).first("email")).toBe(
       user.email,
     );
@@ -80,7 +92,10 @@ describe("the liveness guard on a remembered API key", () => {
       .get();
     expect(row).toEqual({ id: key, userId: user.id });
 
-    const second = guardKeyLiveness(env.DB, key, () => new Date());
+    const second = guardLiveness(
+      env.DB,
+      liveKey(key, () => new Date()),
+    );
     const [keys, users] = await createDatabase(second.d1).batch([
       createDatabase(second.d1).select({ id: apiKeys.id }).from(apiKeys).where(sql`${apiKeys.id} = ${key}`),
       createDatabase(second.d1).run(sql`SELECT 1`),
@@ -88,7 +103,10 @@ describe("the liveness guard on a remembered API key", () => {
     expect(keys).toEqual([{ id: key }]);
     expect(users).toBeDefined();
 
-    const third = guardKeyLiveness(env.DB, key, () => new Date());
+    const third = guardLiveness(
+      env.DB,
+      liveKey(key, () => new Date()),
+    );
     const [ids, emails] = await batchAll<[{ id: string }, { email: string }]>(createDatabase(third.d1), [
       sql`SELECT id FROM api_keys WHERE id = ${key}`,
       sql`SELECT email FROM users WHERE id = ${user.id}`,
@@ -105,7 +123,10 @@ describe("the liveness guard on a remembered API key", () => {
     expect((read as ApiError).status).toBe(401);
     expect(liveness.refused).toBe(true);
 
-    const again = guardKeyLiveness(env.DB, key, () => new Date());
+    const again = guardLiveness(
+      env.DB,
+      liveKey(key, () => new Date()),
+    );
     const write = await refusal(() =>
       again.d1.batch([again.d1.prepare("UPDATE users SET name = 'changed' WHERE id = ?").bind(user.id)]),
     );
@@ -120,12 +141,15 @@ describe("the liveness guard on a remembered API key", () => {
       .bind(new Date(now.getTime() + 60_000).toISOString(), key)
       .run();
     expect(
-      await guardKeyLiveness(env.DB, key, () => now)
+      await guardLiveness(
+        env.DB,
+        liveKey(key, () => now),
+      )
         .d1.prepare("SELECT 1 AS one")
         .first("one"),
     ).toBe(1);
     const later = () => new Date(now.getTime() + 120_000);
-    const refused = await refusal(() => guardKeyLiveness(env.DB, key, later).d1.prepare("SELECT 1").first());
+    const refused = await refusal(() => guardLiveness(env.DB, liveKey(key, later)).d1.prepare("SELECT 1").first());
     expect((refused as ApiError).status).toBe(401);
   });
 
@@ -143,7 +167,10 @@ describe("the liveness guard on a remembered API key", () => {
     await liveness.confirm();
     expect(liveness.confirmed).toBe(true);
     await revoke(key);
-    const fresh = guardKeyLiveness(env.DB, key, () => new Date());
+    const fresh = guardLiveness(
+      env.DB,
+      liveKey(key, () => new Date()),
+    );
     expect(((await refusal(() => fresh.liveness.confirm())) as ApiError).status).toBe(401);
   });
 
