@@ -43,14 +43,14 @@ function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareH
       c.set("authSource", source),
     );
     // Counted before any other refusal, so every answer to a credential reports its quota (a 429
-    // here is not checked for a revoked key: a flood past its limit costs no D1 round trip).
+    // here is not checked for a revoked key or an ended session: a flood past its limit costs no D1 round trip).
     const limit = await countCredential(c.env, actor, base.now());
     if (limit) {
       c.set("rateLimit", limit);
       if (!limit.admitted) throw credentialRefused(limit);
     }
-    // Every write batch names the actor to the change-log triggers (db/write-context.ts); a
-    // remembered key: the request's first D1 call proves it is still live (auth/credential-liveness.ts).
+    // Every write batch names the actor to the change-log triggers (db/write-context.ts); a session
+    // or a remembered key: the request's first D1 call proves it is still live (auth/credential-liveness.ts).
     let liveness: Liveness | undefined;
     const ctx = withD1(base, (d1) => {
       const named = namingTheWriter(d1, {
@@ -74,7 +74,7 @@ function requireActor(kind: "user" | "session", scope: ApiKeyScope): MiddlewareH
       if (kind === "session") requireSession(actor);
       requireScope(actor, scope);
     } catch (refusal) {
-      // A dead key is a 401, not a 403 that would describe it.
+      // A dead key (or session) is a 401, not a 403 that would describe it.
       await confirmCaller();
       throw refusal;
     }

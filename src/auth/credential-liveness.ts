@@ -1,12 +1,12 @@
-// A revoked or expired API key must be refused on its very next request in every
-// isolate, while an isolate that remembers the key (auth/api-key-cache.ts) still
-// spends no D1 round trip looking it up. So the check rides along with the
-// request's own work: until it has passed once, every D1 call of the request is
-// sent as a batch led by a statement that fails unless the credential is live. D1
-// runs a batch atomically, so for a dead credential nothing of the work is read or
-// written, and the request is answered 401; for a live one the request costs the
-// round trips it would have cost anyway. What makes a credential live is its own
-// query (`LiveCredential`), so any credential can be checked this way.
+// A revoked or expired API key, and an app session its user ended (`POST /auth/sign-out`),
+// must be refused on the very next request in every isolate, while neither costs a D1
+// round trip of its own: an isolate that remembers a key (auth/api-key-cache.ts) does not
+// look it up, and a session token is checked by its signature alone. So the check rides
+// along with the request's own work: until it has passed once, every D1 call of the
+// request is sent as a batch led by a statement that fails unless the credential is live.
+// D1 runs a batch atomically, so for a dead credential nothing of the work is read or
+// written, and the request is answered 401; for a live one the request costs the round
+// trips it would have cost anyway.
 
 import { answerAsStatement, wrapD1 } from "../db/wrap-d1";
 import { type ApiError, unauthorized } from "../lib/errors";
@@ -32,6 +32,19 @@ export const liveKey = (keyId: string, now: () => Date): LiveCredential => ({
     "SELECT 1 AS live FROM api_keys WHERE id = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)",
   params: () => [keyId, now().toISOString()],
   refused: keyRefused,
+});
+
+export const sessionRefused = () => unauthorized("This session has ended: sign in again");
+
+/**
+ * A session of a user who exists and has not ended the sessions issued at `issuedAt` (ISO-8601
+ * with milliseconds, the token's `iat_ms`) by signing out after it.
+ */
+export const liveSession = (userId: string, issuedAt: string): LiveCredential => ({
+  kind: "app session",
+  query: "SELECT 1 AS live FROM users WHERE id = ?1 AND (sessions_valid_from IS NULL OR sessions_valid_from <= ?2)",
+  params: () => [userId, issuedAt],
+  refused: sessionRefused,
 });
 
 /**

@@ -5,7 +5,7 @@ import { unauthorized } from "../lib/errors";
 import { cachedKey, rememberKey } from "./api-key-cache";
 import { API_KEY_PREFIX, hashApiKey, isApiKeyFormat } from "./api-key-format";
 import { credentialOf } from "./authorization-header";
-import { type LiveCredential, liveKey } from "./credential-liveness";
+import { type LiveCredential, liveKey, liveSession } from "./credential-liveness";
 import { ALL_SCOPES, parseScopes } from "./scopes";
 import { verifySessionToken } from "./sessions";
 
@@ -15,9 +15,9 @@ export type CredentialSource = "api key from D1" | "api key from cache" | "sessi
 export interface Authenticated {
   actor: Actor;
   /**
-   * What the request's own queries must still find live (auth/credential-liveness.ts): an API
-   * key remembered by this isolate and not read from D1 for this request. Undefined for a key D1
-   * has just confirmed, and for an app session.
+   * What the request's own queries must still find live (auth/credential-liveness.ts): an app
+   * session (its user may have ended it), or an API key remembered by this isolate and not read
+   * from D1 for this request. Undefined for a key D1 has just confirmed.
    */
   unconfirmed: LiveCredential | undefined;
 }
@@ -25,7 +25,8 @@ export interface Authenticated {
 /**
  * Who the `Authorization` header says the caller is: an API key (looked up by
  * its SHA-256 hash: one D1 round trip, or none when this isolate remembers it)
- * or an app-session JWT (HS256 with SESSION_SECRET: no round trip). 401 otherwise.
+ * or an app-session JWT (HS256 with SESSION_SECRET: no round trip; whether its
+ * user has signed out since is left to the request's queries). 401 otherwise.
  */
 export async function authenticate(
   ctx: RequestContext,
@@ -36,8 +37,11 @@ export async function authenticate(
   if (!token) throw unauthorized("Missing bearer credential in the Authorization header");
   if (token.startsWith(API_KEY_PREFIX)) return actorFromApiKey(ctx, token, noteSource);
   noteSource("session token");
-  const userId = await verifySessionToken(ctx, token);
-  return { actor: { userId, via: "session", apiKeyId: null, scopes: ALL_SCOPES }, unconfirmed: undefined };
+  const { userId, issuedAt } = await verifySessionToken(ctx, token);
+  return {
+    actor: { userId, via: "session", apiKeyId: null, scopes: ALL_SCOPES },
+    unconfirmed: liveSession(userId, issuedAt),
+  };
 }
 
 async function actorFromApiKey(

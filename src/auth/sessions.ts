@@ -3,10 +3,13 @@ import type { RequestContext } from "../lib/context";
 import { unauthorized } from "../lib/errors";
 import { requiredSecret } from "../lib/secrets";
 
-// App sessions: HS256 JWTs signed with SESSION_SECRET, the user id in `sub`.
-// They are what `/auth/complete` hands out and what `/api/v1` accepts besides API
-// keys; checking one costs no D1 round trip. A session cannot be revoked before it
-// expires (nothing about it is stored), so its lifetime is the exposure of a stolen one.
+// App sessions: HS256 JWTs signed with SESSION_SECRET, the user id in `sub`, the issue
+// time in `iat` (seconds) and `iat_ms` (milliseconds). They are what `/auth/complete` hands
+// out and what `/api/v1` accepts besides API keys. Nothing about a session is stored: a
+// token is live while it has not expired, its user exists and the user has not signed out
+// since it was issued (`users.sessions_valid_from`, set by `POST /auth/sign-out`). That is
+// checked by the request's first D1 call, or by a query of its own when it makes none
+// (auth/credential-liveness.ts), so ending a user's sessions takes effect at once everywhere.
 
 /** Default session lifetime: 7 days. `SESSION_TTL_SECONDS` overrides it (60 s to 90 days). */
 export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -38,24 +41,55 @@ export interface IssuedSession {
   expiresAt: string;
 }
 
-export async function issueSessionToken(ctx: SessionScope, userId: string, now: Date): Promise<IssuedSession> {
+/**
+ * A session for `userId`, issued at `now` or at `validFrom` (the user's `sessions_valid_from`)
+ * if that is later: a sign-in within the millisecond of a sign-out, or on an isolate whose clock
+ * is behind, still gets a session that the sign-out does not end.
+ */
+export async function issueSessionToken(
+  ctx: SessionScope,
+  userId: string,
+  now: Date,
+  validFrom: string | null = null,
+): Promise<IssuedSession> {
   const secret = sessionSecret(ctx);
+  const issuedAtMs = Math.max(now.getTime(), validFrom === null ? 0 : Date.parse(validFrom));
   const issuedAt = Math.floor(now.getTime() / 1000);
   const expires = issuedAt + sessionLifetimeSeconds(ctx.env);
-  const token = await sign({ sub: userId, iat: issuedAt, exp: expires }, secret, "HS256");
+  const token = await sign({ sub: userId, iat: issuedAt, iat_ms: issuedAtMs, exp: expires }, secret, "HS256");
   return { token, expiresAt: new Date(expires * 1000).toISOString() };
 }
 
-/** The user id a valid, unexpired session token names; 401 otherwise (a token without `exp` too). */
-export async function verifySessionToken(ctx: SessionScope, token: string): Promise<string> {
+export interface VerifiedSession {
+  userId: string;
+  /** When it was issued, ISO-8601 with milliseconds: what a sign-out's `sessions_valid_from` is compared with. */
+  issuedAt: string;
+}
+
+/**
+ * The user a valid, unexpired session token names, and when it was issued; 401 otherwise (a
+ * token without `exp` too). Whether its user still has it is the request's first D1 call's to say.
+ */
+export async function verifySessionToken(ctx: SessionScope, token: string): Promise<VerifiedSession> {
   const secret = sessionSecret(ctx);
   try {
     const payload = await verify(token, secret, "HS256");
     if (typeof payload.sub !== "string" || payload.sub === "") throw new Error("no subject");
     // The verifier checks `exp` only when present; a session that never ends is not one we issue.
     if (typeof payload.exp !== "number") throw new Error("no expiry");
-    return payload.sub;
+    return { userId: payload.sub, issuedAt: new Date(issuedAtMs(payload)).toISOString() };
   } catch {
     throw unauthorized("Invalid or expired session token");
   }
+}
+
+/**
+ * `iat_ms`; for a token issued before it was added, the start of its `iat` second; without
+ * either, the epoch. Never later than the token was issued, so a sign-out after it ends it.
+ */
+function issuedAtMs(payload: Record<string, unknown>): number {
+  const { iat_ms: millis, iat } = payload;
+  if (typeof millis === "number" && Number.isSafeInteger(millis) && millis >= 0) return millis;
+  if (typeof iat === "number" && Number.isSafeInteger(iat) && iat >= 0) return iat * 1000;
+  return 0;
 }

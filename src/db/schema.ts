@@ -30,6 +30,11 @@ export const users = sqliteTable("users", {
    */
   externalId: text("external_id").unique(),
   createdAt: text("created_at").notNull().default(nowIso),
+  /**
+   * App sessions issued before this instant are refused (`POST /auth/sign-out` sets it; ISO-8601 with
+   * milliseconds, compared with a token's `iat_ms`). Null: no session of the user was ended.
+   */
+  sessionsValidFrom: text("sessions_valid_from"),
 });
 
 export const apiKeys = sqliteTable(

@@ -43,8 +43,9 @@ export interface RequestContext {
   /** Aborts when the client goes away (never, for background work): outbound calls follow it. */
   signal: AbortSignal;
   /**
-   * Resolves once the caller's credential is known to be live (a remembered API key is
-   * otherwise checked by the request's first D1 call: auth/credential-liveness.ts); a 401 if it
+   * Resolves once the caller's credential is known to be live (an app session or a
+   * remembered API key is otherwise checked by the request's first D1 call:
+   * auth/credential-liveness.ts); a 401 if it
    * is not. Work with effects outside D1 (third parties, R2, Durable Objects) awaits it
    * first; the outbound helper does so itself.
    */

@@ -108,7 +108,8 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
   /**
    * `false`: this write takes no `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header), for a
    * protocol that carries its own request ids and retry rules in the body: JSON-RPC over MCP
-   * (routes/mcp), whose one POST path carries reads and writes alike. Every other write of a user
+   * (routes/mcp), whose one POST path carries reads and writes alike; and `/auth/sign-out`, whose
+   * retry could never be replayed (the session sending it has ended). Every other write of a user
    * takes one.
    */
   idempotencyKey?: false;

@@ -1,13 +1,13 @@
 import { env } from "cloudflare:test";
 import { sign } from "hono/jwt";
 import { describe, expect, it } from "vitest";
-import { api } from "../helpers/api";
+import { api, createUser } from "../helpers/api";
 
 const now = () => Math.floor(Date.now() / 1000);
 
 describe("app-session bearer tokens (HS256 JWT)", () => {
   it("a valid session token authenticates /api/v1 without an API-key lookup", async () => {
-    const userId = crypto.randomUUID();
+    const { id: userId } = await createUser();
     const token = await sign({ sub: userId, exp: now() + 600 }, env.SESSION_SECRET ?? "", "HS256");
     const created = await api<{ created_by: string }>("/api/v1/blocks", {
       method: "POST",

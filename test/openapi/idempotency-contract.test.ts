@@ -29,9 +29,10 @@ const DRAFT = "draft-ietf-httpapi-idempotency-key-header";
 
 /**
  * Writes of a user that take no key, each on purpose (defineRoute's `idempotencyKey: false`): MCP's
- * JSON-RPC messages carry their own ids, and its one POST carries reads and writes alike.
+ * JSON-RPC messages carry their own ids, and its one POST carries reads and writes alike; a sign-out
+ * ends the session a retry would be sent with, so there is never an answer to replay.
  */
-const WITHOUT_KEY = ["POST /mcp"];
+const WITHOUT_KEY = ["POST /mcp", "POST /auth/sign-out"];
 
 const document = await api<{ paths: Record<string, Partial<Record<string, Operation>>> }>(
   "/documentation/openapi.json",

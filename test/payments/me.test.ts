@@ -73,14 +73,13 @@ describe("GET /api/v1/me", () => {
     expect(res.body).toMatchObject({ id: user.id, email: user.email, plan: "free" });
   });
 
-  it("404 for a session whose user does not exist", async () => {
+  it("401 for a session whose user does not exist", async () => {
     const ghost = crypto.randomUUID();
     const res = await api(ME, { auth: await session(ghost) });
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(401);
     expect(res.body).toEqual({
-      error: "No account for this credential",
-      code: "not_found",
-      details: { user_id: ghost },
+      error: "This session has ended: sign in again",
+      code: "unauthorized",
       request_id: expect.any(String),
     });
   });

@@ -2,4 +2,6 @@ import { createRouter } from "../../openapi/define-route";
 import * as handlers from "./accounts.handlers";
 import * as routes from "./accounts.routes";
 
-export const accountsRouter = createRouter().openapi(routes.complete, handlers.complete);
+export const accountsRouter = createRouter()
+  .openapi(routes.complete, handlers.complete)
+  .openapi(routes.signOut, handlers.signOut);

@@ -1,6 +1,6 @@
 import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
-import { jsonBody, jsonContent } from "../../openapi/responses";
-import { CompleteSignInBody, CompleteSignInResponse } from "./accounts.schemas";
+import { EmptyBody, jsonBody, jsonContent } from "../../openapi/responses";
+import { CompleteSignInBody, CompleteSignInResponse, SignedOutResponse } from "./accounts.schemas";
 
 export const complete = defineRoute({
   operationId: "completeSignIn",
@@ -21,4 +21,20 @@ export const complete = defineRoute({
     409: ERROR_RESPONSES[409],
     503: errorResponse("Sign-in or sessions are not configured on this server (`code` unavailable)"),
   },
+});
+
+export const signOut = defineRoute({
+  operationId: "signOut",
+  method: "post",
+  path: "/auth/sign-out",
+  tags: ["Authentication"],
+  access: "session",
+  // Nothing to replay: the session that would send the retry has ended (a 401), and a second
+  // sign-out does what the first did.
+  idempotencyKey: false,
+  summary: "Sign out everywhere: end every app session of the caller",
+  description:
+    "Ends every app session of the caller issued up to now, the one sending this included: each one's next request is refused with 401 everywhere, at once (for a stolen session token, say). A sign-in after it gets a session that works. The caller's API keys are not touched: they stay valid until revoked on their own (`DELETE /api/v1/api-keys/{id}`). Needs an app session (an API key gets 403). Takes no `Idempotency-Key`: a retry with the ended session is a 401, and signing out again changes nothing more.",
+  request: { body: jsonBody(EmptyBody, false) },
+  responses: { 200: jsonContent(SignedOutResponse, "Every session of the caller has ended") },
 });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { SuccessSchema } from "../../openapi/responses";
 
 export const CompleteSignInBody = z
   .object({
@@ -34,3 +35,8 @@ export const CompleteSignInResponse = z
       .openapi("SessionData"),
   })
   .openapi("CompleteSignInResponse");
+
+/** The answer of `/auth/sign-out`: the API's `{success, message}` of an action. */
+export const SignedOutResponse = SuccessSchema.openapi("SignedOut", {
+  example: { success: true, message: "Signed out: every app session has ended" },
+});

@@ -1,4 +1,4 @@
-import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
+import { defineRoute, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent } from "../../openapi/responses";
 import { MeSchema, SubscriptionSchema } from "../../schemas/subscriptions";
 import { CancelSubscriptionBody, StripeEventBody, WebhookHeaders, WebhookReceiptSchema } from "./payments.schemas";
@@ -52,6 +52,6 @@ export const me = defineRoute({
   access: "user",
   summary: "The caller's account and plan",
   description:
-    'Who the credential belongs to: id, email, name, `plan` ("free" unless a subscription is active, trialing or past_due) and the subscription\'s state (null when there has never been one). 404 when an app session names a user that no longer exists.',
-  responses: { 200: jsonContent(MeSchema, "The caller"), 404: ERROR_RESPONSES[404] },
+    'Who the credential belongs to: id, email, name, `plan` ("free" unless a subscription is active, trialing or past_due) and the subscription\'s state (null when there has never been one). An app session whose user no longer exists is a 401, like one its user ended by signing out.',
+  responses: { 200: jsonContent(MeSchema, "The caller") },
 });

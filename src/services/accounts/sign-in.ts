@@ -10,6 +10,8 @@ import { log } from "../../lib/log";
 import { OutboundError } from "../../lib/outbound";
 
 export type SignedInUser = Pick<RawRow<typeof users>, "id" | "email" | "name">;
+/** The user, and since when their sessions are valid (their last sign-out). */
+type FoundUser = SignedInUser & Pick<RawRow<typeof users>, "sessions_valid_from">;
 
 export interface SessionData {
   token: string;
@@ -24,8 +26,8 @@ export interface SessionData {
  * provider id yet (made by `npm run key`) is linked to it; an email already
  * linked to another identity is a 409.
  */
-async function findOrCreateUser(ctx: RequestContext, identity: ConfirmedIdentity): Promise<SignedInUser> {
-  const row = await ctx.db.get<SignedInUser | undefined>(sql`
+async function findOrCreateUser(ctx: RequestContext, identity: ConfirmedIdentity): Promise<FoundUser> {
+  const row = await ctx.db.get<FoundUser | undefined>(sql`
     INSERT INTO users (id, external_id, email, name)
     VALUES (${newId()}, ${identity.externalId}, ${identity.email}, ${identity.name})
     ON CONFLICT (external_id) DO UPDATE SET
@@ -35,7 +37,7 @@ async function findOrCreateUser(ctx: RequestContext, identity: ConfirmedIdentity
       name = coalesce(excluded.name, users.name)
     ON CONFLICT (email) DO UPDATE SET external_id = excluded.external_id, name = coalesce(users.name, excluded.name)
       WHERE users.external_id IS NULL
-    RETURNING id, email, name`);
+    RETURNING id, email, name, sessions_valid_from`);
   if (!row) {
     throw conflict("This email address already belongs to an account signed in another way", {
       email: identity.email,
@@ -58,7 +60,8 @@ export async function completeSignIn(ctx: RequestContext, sessionId: string): Pr
     log(ctx, "error", "identity provider failed", { error: error.message });
     throw new ApiError("upstream_failed", "Sign-in could not be completed: the identity provider could not be reached");
   }
-  const user = await findOrCreateUser(ctx, identity);
-  const session = await issueSessionToken(ctx, user.id, ctx.now());
+  const { sessions_valid_from: validFrom, ...user } = await findOrCreateUser(ctx, identity);
+  // Never before the user's last sign-out: that would end the new session at once.
+  const session = await issueSessionToken(ctx, user.id, ctx.now(), validFrom);
   return { token: session.token, expires_at: session.expiresAt, user };
 }

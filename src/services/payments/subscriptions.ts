@@ -19,7 +19,8 @@ import {
 
 /**
  * The caller's account and plan, in one query. A session whose subject has no users row (the
- * user was deleted after the token was issued) is a 404: there is no account to describe.
+ * user was deleted after the token was issued) is refused before this reads anything, in the same
+ * batch (auth/credential-liveness.ts); without an account to describe, this would be a 404.
  */
 export async function readMe(ctx: UserContext): Promise<Me> {
   const row = await ctx.db.get<

@@ -40,7 +40,7 @@ describe("POST /auth/complete with the development provider (the local default)"
     const lifetime = new Date(expires_at).getTime() - Date.now();
     expect(lifetime).toBeGreaterThan(7 * 86_400_000 - 60_000);
     expect(lifetime).toBeLessThanOrEqual(7 * 86_400_000);
-    expect(await verifySessionToken({ env, local: () => false }, token)).toBe(user.id);
+    expect((await verifySessionToken({ env, local: () => false }, token)).userId).toBe(user.id);
 
     const created = await api<{ created_by: string }>("/api/v1/blocks", {
       method: "POST",
@@ -289,7 +289,7 @@ describe("configuration", () => {
   it("`wrangler dev` without SESSION_SECRET still has sessions (a development-only secret)", async () => {
     const local = { env: { ...env, ENVIRONMENT: "development", SESSION_SECRET: "" } as Env, local: () => true };
     const session = await completeSignIn(createContext(local), `dev:${uniqueEmail()}`);
-    expect(await verifySessionToken(local, session.token)).toBe(session.user.id);
+    expect((await verifySessionToken(local, session.token)).userId).toBe(session.user.id);
     // ...and such a token is worth nothing where a real secret is set.
     await expect(verifySessionToken({ env, local: () => false }, session.token)).rejects.toMatchObject({ status: 401 });
   });
