@@ -335,6 +335,7 @@ const NOT_LOGGED: Record<string, string> = {
   "POST /api/v1/api-keys": "an API key",
   "PATCH /api/v1/api-keys/{id}": "an API key",
   "DELETE /api/v1/api-keys/{id}": "an API key",
+  "POST /auth/sign-out": "the user's sessions-valid-from instant",
   "POST /api/v1/databases/{id}/query": "nothing: a read sent as POST",
   "POST /api/database-views/{database_id}": "a saved view (no part of the schema)",
   "PATCH /api/database-views/view/{view_id}": "a saved view",
