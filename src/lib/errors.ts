@@ -8,7 +8,11 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 export const ERROR_CODES = {
   validation_failed: { status: 400, description: "The request is invalid: `details` names each problem" },
   malformed_json: { status: 400, description: "The body is not valid JSON" },
-  unauthorized: { status: 401, description: "Missing, malformed, unknown, revoked or expired credential" },
+  unauthorized: {
+    status: 401,
+    description:
+      "Missing, malformed, unknown, revoked or expired credential, or an app session ended by a sign-out or whose user no longer exists",
+  },
   forbidden: { status: 403, description: "Authenticated, but this action is not allowed to the caller" },
   not_found: { status: 404, description: "No such object, or not visible to the caller" },
   method_not_allowed: { status: 405, description: "The path exists, the method does not (see `Allow`)" },

@@ -210,7 +210,7 @@ function standardErrors(spec: RouteSpec) {
       ? {
           401: {
             ...errorResponse(
-              'Missing, malformed, unknown, revoked or expired credential (`code` unauthorized); sent with `WWW-Authenticate: Bearer realm="workspace-api"`, adding `error="invalid_token"` when a credential was read and refused, `error="invalid_request"` for a Bearer header holding more than a token, and no error code with no credential or another scheme (RFC 6750 §3.1)',
+              'Missing, malformed, unknown, revoked or expired credential, or an app session ended by a sign-out or whose user no longer exists (`code` unauthorized); sent with `WWW-Authenticate: Bearer realm="workspace-api"`, adding `error="invalid_token"` when a credential was read and refused, `error="invalid_request"` for a Bearer header holding more than a token, and no error code with no credential or another scheme (RFC 6750 §3.1)',
             ),
             headers: CHALLENGE_HEADER,
           },

@@ -139,7 +139,7 @@ const caseName = (c: CursorCase) => (c.variant ? `${c.operation} (${c.variant})`
 export function expectCursorRefused(res: ApiResponse, what: string): void {
   expectErrorBody(res, 400);
   expect(res.body, what).toMatchObject({ code: "validation_failed", details: { parameter: "cursor" } });
-  expect(res.roundTrips, `${what}: D1 round trips besides the session's check`).toBe(1);
+  expect(res.roundTrips, `${what}: D1 round trips, the session's check included`).toBe(1);
 }
 
 /** The next cursor of `request`'s page 1 for `auth` (asserted present). */

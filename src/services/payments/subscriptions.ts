@@ -4,7 +4,7 @@ import { batchAll } from "../../db/batch";
 import type { RawRow } from "../../db/rows";
 import type { users } from "../../db/schema";
 import type { UserContext } from "../../lib/context";
-import { badRequest, notFound } from "../../lib/errors";
+import { badRequest, unauthorized } from "../../lib/errors";
 import { OutboundError } from "../../lib/outbound";
 import { CANCELLABLE_STATUSES, type Me, type Subscription } from "../../schemas/subscriptions";
 import { answeredAt, callStripe, logStripe, requireStripeKey, UnreadableStripeAnswer } from "./stripe";
@@ -30,7 +30,9 @@ export async function readMe(ctx: UserContext): Promise<Me> {
       s.current_period_end, s.cancel_at_period_end
     FROM users u LEFT JOIN subscriptions s ON s.user_id = u.id
     WHERE u.id = ${ctx.actor.userId}`);
-  if (!row) throw notFound("No account for this credential", { user_id: ctx.actor.userId });
+  // A credential whose user is gone: refused as the credential check refuses one (a key read before
+  // its user was deleted in between; sessions are refused by that check itself).
+  if (!row) throw unauthorized("No account for this credential");
   const subscription = presentSubscription(row);
   return { id: row.id, email: row.email, name: row.name, plan: planOf(subscription), subscription };
 }

@@ -74,10 +74,18 @@ describe("POST /auth/sign-out", () => {
     const { session: next } = await signIn(email);
     expect(decode(next).payload.iat_ms).toBe(Date.parse(ahead));
     expect((await blocks(next)).status).toBe(200);
+    // A sign-out while that instant is still ahead ends the session issued at it: the instant moves past it.
+    expect((await signOut(next)).status).toBe(200);
+    expectRefused(await blocks(next), ENDED);
+    const stored = await env.DB.prepare("SELECT sessions_valid_from AS at FROM users WHERE id = ?")
+      .bind(userId)
+      .first<{ at: string }>();
+    expect(stored?.at).toBe(new Date(Date.parse(ahead) + 1).toISOString());
   });
 
   it("takes `{}` or no body, and refuses a field", async () => {
     expect((await signOut((await signIn()).session, {})).status).toBe(200);
+    expect((await signOut((await signIn()).session)).status).toBe(200);
     expect((await signOut((await signIn()).session, { everywhere: true })).status).toBe(400);
   });
 
