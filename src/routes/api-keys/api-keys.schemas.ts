@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { API_KEY_SCOPES } from "../../auth/scopes";
 import { PaginationQuery } from "../../lib/pagination";
+import { API_KEY_ID_DESCRIPTION } from "../../openapi/path-params";
 
 const name = z
   .string()
@@ -37,7 +38,11 @@ export const ApiKeyParams = z.object({
     .string()
     .min(1)
     .max(200)
-    .openapi({ param: { name: "id", in: "path" }, example: "0b8f2c1e-3d4a-4f5b-9c6d-7e8f9a0b1c2d" }),
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: API_KEY_ID_DESCRIPTION,
+      example: "0b8f2c1e-3d4a-4f5b-9c6d-7e8f9a0b1c2d",
+    }),
 });
 
 export const ListApiKeysQuery = PaginationQuery;

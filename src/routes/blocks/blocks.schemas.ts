@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationQuery } from "../../lib/pagination";
+import { BLOCK_ID_DESCRIPTION } from "../../openapi/path-params";
 import { QueryBoolean } from "../../openapi/query";
 import { HIERARCHY_DEFAULT_DEPTH, HIERARCHY_MAX_DEPTH } from "../../services/blocks/queries";
 
@@ -11,7 +12,11 @@ export const BlockIdParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "id", in: "path" }, example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: BLOCK_ID_DESCRIPTION,
+      example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d",
+    }),
 });
 
 const blockType = z

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PaginationQuery } from "../../lib/pagination";
+import { BLOCK_ID_DESCRIPTION } from "../../openapi/path-params";
 import { CHANGE_EVENT_TYPES, type ChangeEventType } from "../../schemas/changes";
 
 const isEventType = (name: string): name is ChangeEventType => (CHANGE_EVENT_TYPES as readonly string[]).includes(name);
@@ -43,7 +44,11 @@ export const RestoreParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "id", in: "path" }, example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: BLOCK_ID_DESCRIPTION,
+      example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d",
+    }),
   event_id: z.coerce
     .number()
     .int()

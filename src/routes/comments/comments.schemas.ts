@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { digitGroups } from "../../lib/digit-groups";
 import { LONE_SURROGATE } from "../../lib/lone-surrogates";
 import { PaginationQuery } from "../../lib/pagination";
+import { COMMENT_ID_DESCRIPTION } from "../../openapi/path-params";
 import { QueryBoolean } from "../../openapi/query";
 import { COMMENT_MAX_CHARACTERS } from "../../schemas/comments";
 
@@ -68,13 +69,27 @@ export const ListCommentsQuery = PaginationQuery.extend({
 }).strict();
 
 export const CommentIdParams = z.object({
-  id: objectId.openapi({ param: { name: "id", in: "path" }, example: EXAMPLE_COMMENT }),
+  id: objectId.openapi({
+    param: { name: "id", in: "path" },
+    description: COMMENT_ID_DESCRIPTION,
+    example: EXAMPLE_COMMENT,
+  }),
 });
 
 export const BlockIdParams = z.object({
-  blockId: objectId.openapi({ param: { name: "blockId", in: "path" }, example: EXAMPLE_BLOCK }),
+  blockId: objectId.openapi({
+    param: { name: "blockId", in: "path" },
+    description:
+      "The id of a block (or page) the caller can see and that is active, not archived or trashed: otherwise a 404",
+    example: EXAMPLE_BLOCK,
+  }),
 });
 
 export const PageIdParams = z.object({
-  pageId: objectId.openapi({ param: { name: "pageId", in: "path" }, example: EXAMPLE_PAGE }),
+  pageId: objectId.openapi({
+    param: { name: "pageId", in: "path" },
+    description:
+      "The id of a page, database or row the caller can see and that is active, not archived or trashed: otherwise a 404",
+    example: EXAMPLE_PAGE,
+  }),
 });

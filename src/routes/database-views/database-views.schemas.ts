@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PaginationQuery } from "../../lib/pagination";
+import { DATABASE_ID_DESCRIPTION, VIEW_ID_DESCRIPTION } from "../../openapi/path-params";
 import { RowFilterSchema as Filter, RowSortSchema as Sort } from "../../schemas/databases";
 import { TIMELINE_SCALES, VIEW_TYPES } from "../../schemas/views";
 
@@ -54,12 +55,20 @@ export const DatabaseParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "database_id", in: "path" }, example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a" }),
+    .openapi({
+      param: { name: "database_id", in: "path" },
+      description: DATABASE_ID_DESCRIPTION,
+      example: "5d2e8f1a-3c4b-4d6e-8f9a-0b1c2d3e4f5a",
+    }),
 });
 export const ViewParams = z.object({
   view_id: z
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "view_id", in: "path" }, example: "a7c1e3f5-9b2d-4f6a-8c0e-1d3f5a7b9c2e" }),
+    .openapi({
+      param: { name: "view_id", in: "path" },
+      description: VIEW_ID_DESCRIPTION,
+      example: "a7c1e3f5-9b2d-4f6a-8c0e-1d3f5a7b9c2e",
+    }),
 });

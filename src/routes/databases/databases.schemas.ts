@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { validationDetails } from "../../lib/errors";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationBody } from "../../lib/pagination";
+import { OPTION_ID_DESCRIPTION, PROPERTY_ID_DESCRIPTION } from "../../openapi/path-params";
 import {
   OPTION_COLORS,
   OptionNameSchema,
@@ -29,14 +30,22 @@ export const PropertyParams = DatabaseIdParams.extend({
     .string()
     .min(1)
     .max(200)
-    .openapi({ param: { name: "property_id", in: "path" }, example: "prop_9f8e7d6c5b4a3921" }),
+    .openapi({
+      param: { name: "property_id", in: "path" },
+      description: PROPERTY_ID_DESCRIPTION,
+      example: "prop_9f8e7d6c5b4a3921",
+    }),
 });
 export const OptionParams = PropertyParams.extend({
   option_id: z
     .string()
     .min(1)
     .max(200)
-    .openapi({ param: { name: "option_id", in: "path" }, example: "opt_3b1d9a0c2e4f6a8b" }),
+    .openapi({
+      param: { name: "option_id", in: "path" },
+      description: OPTION_ID_DESCRIPTION,
+      example: "opt_3b1d9a0c2e4f6a8b",
+    }),
 });
 
 const color = z.enum(OPTION_COLORS);

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { digitGroups } from "../../lib/digit-groups";
 import { PaginationQuery } from "../../lib/pagination";
+import { MEDIA_ID_DESCRIPTION } from "../../openapi/path-params";
 import { MEDIA_METADATA_MAX_BYTES, MEDIA_METADATA_MAX_DEPTH } from "../../schemas/media";
 import {
   DEFAULT_EXPIRES_IN_SECONDS,
@@ -47,7 +48,7 @@ export const MediaIdParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "id", in: "path" }, example: EXAMPLE_ID }),
+    .openapi({ param: { name: "id", in: "path" }, description: MEDIA_ID_DESCRIPTION, example: EXAMPLE_ID }),
 });
 
 export const ListMediaQuery = PaginationQuery.strict();
@@ -135,8 +136,10 @@ export const MetadataPatchBody = z.record(z.string(), z.unknown()).openapi("Medi
 
 /** Not strict, unlike every other query: extra parameters (a mail's tracking ones) do not break a link. */
 export const SignedMediaQuery = z.object({
-  bucket: z.string().openapi({ example: MEDIA_BUCKET }),
-  path: z.string().openapi({ example: EXAMPLE_PATH }),
+  bucket: z.string().openapi({ description: "The bucket the link names, as signed", example: MEDIA_BUCKET }),
+  path: z
+    .string()
+    .openapi({ description: "The object's path in the bucket (`<user_id>/<name>`), as signed", example: EXAMPLE_PATH }),
   expires: z.string().openapi({ description: "Unix seconds after which the link is refused", example: "1795426200" }),
   signature: z.string().openapi({
     description: "HMAC-SHA256 over the bucket, path and expiry, base64url",

@@ -2,19 +2,38 @@ import { z } from "@hono/zod-openapi";
 import { isDateMention, MENTION_TARGET_TYPES } from "../../domain/mentions";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationQuery } from "../../lib/pagination";
+import { MENTION_ID_DESCRIPTION } from "../../openapi/path-params";
 import { MentionRecordSchema } from "../../schemas/mentions";
 
-const id = (name: string, example: string) =>
+const id = (name: string, description: string, example: string) =>
   z
     .string()
     .min(1)
     .max(200)
-    .openapi({ param: { name, in: "path" }, example });
+    .openapi({ param: { name, in: "path" }, description, example });
 
-export const MentionParams = z.object({ id: id("id", "8c1d0b7e2f4a49c6a1e3d5f7b9c0e2a4") });
-export const BlockParams = z.object({ blockId: id("blockId", "3f2a9c1e-4b5d-4e6f-8a7b-9c0d1e2f3a4b") });
-export const PageParams = z.object({ pageId: id("pageId", "5f0c6f9e-8a53-4c4b-9d67-0b7d1f2a3c4d") });
-export const TargetPageParams = z.object({ targetPageId: id("targetPageId", "5f0c6f9e-8a53-4c4b-9d67-0b7d1f2a3c4d") });
+export const MentionParams = z.object({ id: id("id", MENTION_ID_DESCRIPTION, "8c1d0b7e2f4a49c6a1e3d5f7b9c0e2a4") });
+export const BlockParams = z.object({
+  blockId: id(
+    "blockId",
+    "The id of a block the caller can see (otherwise a 404)",
+    "3f2a9c1e-4b5d-4e6f-8a7b-9c0d1e2f3a4b",
+  ),
+});
+export const PageParams = z.object({
+  pageId: id(
+    "pageId",
+    "The id of a page or database row the caller can see (otherwise a 404)",
+    "5f0c6f9e-8a53-4c4b-9d67-0b7d1f2a3c4d",
+  ),
+});
+export const TargetPageParams = z.object({
+  targetPageId: id(
+    "targetPageId",
+    "The id of the page whose backlinks these are: a page the caller can see (otherwise a 404)",
+    "5f0c6f9e-8a53-4c4b-9d67-0b7d1f2a3c4d",
+  ),
+});
 
 export const ListQuery = PaginationQuery;
 

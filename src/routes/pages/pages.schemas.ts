@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationQuery } from "../../lib/pagination";
+import { PAGE_ID_DESCRIPTION } from "../../openapi/path-params";
 import { QueryBoolean } from "../../openapi/query";
 import { PAGE_TYPES } from "../../schemas/pages";
 
@@ -72,7 +73,11 @@ export const PageIdParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "id", in: "path" }, example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d" }),
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: PAGE_ID_DESCRIPTION,
+      example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d",
+    }),
 });
 
 export const ListPagesQuery = PaginationQuery.extend({

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PaginationQuery } from "../../lib/pagination";
+import { PUSH_SUBSCRIPTION_ID_DESCRIPTION } from "../../openapi/path-params";
 
 const EXAMPLE_SUBSCRIPTION = "9b2f4c1a-6d3e-4f5a-8b7c-0d1e2f3a4b5c";
 /** A browser-made subscription's keys (a real P-256 point and a 16-byte secret), for the explorer. */
@@ -72,5 +73,9 @@ export const PushSubscriptionIdParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "id", in: "path" }, example: EXAMPLE_SUBSCRIPTION }),
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: PUSH_SUBSCRIPTION_ID_DESCRIPTION,
+      example: EXAMPLE_SUBSCRIPTION,
+    }),
 });

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PaginationQuery } from "../../lib/pagination";
+import { NOTIFICATION_ID_DESCRIPTION, REMINDER_ID_DESCRIPTION } from "../../openapi/path-params";
 import { QueryBoolean } from "../../openapi/query";
 import { REMINDER_STATUSES, ReminderInstant } from "../../schemas/reminders";
 
@@ -10,7 +11,11 @@ export const ReminderIdParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "reminder_id", in: "path" }, example: "2b8f0c4e-9d1a-4f3b-8e7c-5a6b7c8d9e0f" }),
+    .openapi({
+      param: { name: "reminder_id", in: "path" },
+      description: REMINDER_ID_DESCRIPTION,
+      example: "2b8f0c4e-9d1a-4f3b-8e7c-5a6b7c8d9e0f",
+    }),
 });
 
 export const ListRemindersQuery = PaginationQuery.extend({
@@ -46,7 +51,11 @@ export const NotificationIdParams = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: "id", in: "path" }, example: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d" }),
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: NOTIFICATION_ID_DESCRIPTION,
+      example: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+    }),
 });
 
 export const MarkNotificationReadBody = z.strictObject({}).openapi("MarkNotificationRead", {

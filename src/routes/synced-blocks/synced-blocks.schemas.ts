@@ -20,11 +20,19 @@ export const CreateSyncedBlockBody = z
   });
 
 export const SourceParams = z.object({
-  sourceBlockId: blockId.openapi({ param: { name: "sourceBlockId", in: "path" }, example: EXAMPLE_SOURCE }),
+  sourceBlockId: blockId.openapi({
+    param: { name: "sourceBlockId", in: "path" },
+    description: "The source block's id: a block the caller can see (otherwise a 404)",
+    example: EXAMPLE_SOURCE,
+  }),
 });
 
 export const InstanceParams = z.object({
-  instanceBlockId: blockId.openapi({ param: { name: "instanceBlockId", in: "path" }, example: EXAMPLE_INSTANCE }),
+  instanceBlockId: blockId.openapi({
+    param: { name: "instanceBlockId", in: "path" },
+    description: "The instance block's id: a block that follows a source, the caller seeing both (otherwise a 404)",
+    example: EXAMPLE_INSTANCE,
+  }),
 });
 
 export const ListInstancesQuery = PaginationQuery.extend({

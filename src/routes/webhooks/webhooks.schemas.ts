@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PaginationQuery } from "../../lib/pagination";
+import { WEBHOOK_ID_DESCRIPTION } from "../../openapi/path-params";
 import { CHANGE_EVENT_TYPES } from "../../schemas/changes";
 import { MAX_WEBHOOK_URL_LENGTH } from "../../services/webhooks/endpoints";
 
@@ -66,7 +67,11 @@ const WebhookId = z
   .string()
   .min(1)
   .max(128)
-  .openapi({ param: { name: "id", in: "path" }, example: "3c2b7f0e-9a4d-4b1e-8f6a-2d5c7e9b1a40" });
+  .openapi({
+    param: { name: "id", in: "path" },
+    description: WEBHOOK_ID_DESCRIPTION,
+    example: "3c2b7f0e-9a4d-4b1e-8f6a-2d5c7e9b1a40",
+  });
 
 export const WebhookParams = z.object({ id: WebhookId });
 
