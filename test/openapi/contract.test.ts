@@ -190,6 +190,27 @@ describe("examples for the explorer", () => {
     );
     expect(lacking).toEqual([]);
   });
+
+  // The explorer and the generated clients show a parameter's description as its only help.
+  it("every parameter says what it is (a non-empty description)", async () => {
+    const { body } = await api<{
+      paths: Record<string, Record<string, { parameters?: { name?: string; $ref?: string; description?: string }[] }>>;
+      components: { parameters?: Record<string, { name: string; description?: string }> };
+    }>("/documentation/openapi.json");
+    const lacking = Object.entries(body.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, operation]) =>
+        (operation.parameters ?? [])
+          .map((parameter) =>
+            parameter.$ref
+              ? body.components.parameters?.[parameter.$ref.replace("#/components/parameters/", "")]
+              : parameter,
+          )
+          .filter((parameter) => !parameter?.description?.trim())
+          .map((parameter) => `${method} ${path} ${parameter?.name}`),
+      ),
+    );
+    expect(lacking).toEqual([]);
+  });
 });
 
 describe("API explorer", () => {
