@@ -37,7 +37,7 @@ const fileResponse = (description: string) => ({
     "X-Export-Truncated": {
       schema: { type: "string" as const, enum: ["true"] },
       description:
-        "Database exports: present when the database has more than 1,000,000 rows and the file holds the first million",
+        "Database exports: present when the database has more rows than one export carries (1,000,000 unless the server's EXPORT_MAX_ROWS sets another limit) and the file holds the first of them",
     },
     "Content-Security-Policy": { schema: { type: "string" as const }, description: "HTML exports: runs nothing" },
   },
