@@ -200,13 +200,35 @@ const answerError: ErrorHandler<AppEnv> = (thrown, c) => {
   if (refusal) return answerRefusal(c, refusal);
   if (thrown instanceof HTTPException && thrown.status < 500) {
     // Hono's own refusals, such as malformed JSON in a request body.
+    const { status } = thrown;
     const message = thrown.message || "Invalid request";
-    return answerBody(c, { error: message, code: codeForStatus(thrown.status, message) }, thrown.status);
+    const refusal: Refusal = { error: message, code: codeForStatus(status, message) };
+    if (message !== MALFORMED_JSON) return answerBody(c, refusal, status);
+    return whyNotJson(c).then((reason) =>
+      answerBody(c, reason ? { ...refusal, details: { reason } } : refusal, status),
+    );
   }
   const failure = failureAnswer(thrown);
   if (failure.log) logFailure(c.get("ctx"), { method: c.req.method, path: c.req.path, ...failure.log });
   return answerBody(c, failure.body, failure.status);
 };
+
+/** What Hono's validator says of a JSON body it could not parse. */
+const MALFORMED_JSON = "Malformed JSON in request body";
+
+/**
+ * Why a JSON body did not parse, in the parser's words (`Expected ',' or '}' after property value
+ * in JSON at position 15 (line 1 column 16)`), so a caller can find the mistake. The body's text is
+ * in Hono's cache: only a refused body is parsed a second time.
+ */
+async function whyNotJson(c: Context<AppEnv>): Promise<string | undefined> {
+  try {
+    JSON.parse(await c.req.text());
+    return undefined;
+  } catch (error) {
+    return error instanceof SyntaxError ? error.message.slice(0, 200) : undefined;
+  }
+}
 
 /** A refusal the code decided on, with the headers its status calls for. */
 function answerRefusal(c: Context<AppEnv>, error: ApiError): Response {

@@ -44,6 +44,8 @@ describe("error envelope", () => {
     expect(res.body).toEqual({
       error: "Malformed JSON in request body",
       code: "malformed_json",
+      // Where the parser stopped, in its words.
+      details: { reason: expect.stringMatching(/JSON/) },
       request_id: expect.any(String),
     });
   });
