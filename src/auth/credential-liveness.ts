@@ -17,24 +17,41 @@ export interface LiveCredential {
   kind: string;
   /** A query with a row (`SELECT 1 AS live ...`) exactly when the credential is live. */
   query: string;
+  /** That query as the statement that leads a batch (`guardOf`), built once per kind of credential. */
+  guard: string;
   /** Its parameters, read when a statement is bound (so a check made later sees the time then). */
   params(): unknown[];
   /** The 401 of a dead credential. */
   refused(): ApiError;
 }
 
+/**
+ * Fails ("malformed JSON") unless `query` has a row. The failing branch depends on the row, so
+ * SQLite cannot evaluate it ahead of time as a constant.
+ */
+const guardOf = (query: string) =>
+  `SELECT json(CASE WHEN EXISTS (${query}) THEN '1' ELSE 'credential is not live' END) AS live`;
+
 export const keyRefused = () => unauthorized("This API key has been revoked or has expired");
+
+const LIVE_KEY =
+  "SELECT 1 AS live FROM api_keys WHERE id = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)";
+const LIVE_KEY_GUARD = guardOf(LIVE_KEY);
 
 /** A key that exists, is not revoked and has not expired at `now()`. */
 export const liveKey = (keyId: string, now: () => Date): LiveCredential => ({
   kind: "API key",
-  query:
-    "SELECT 1 AS live FROM api_keys WHERE id = ?1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?2)",
+  query: LIVE_KEY,
+  guard: LIVE_KEY_GUARD,
   params: () => [keyId, now().toISOString()],
   refused: keyRefused,
 });
 
 export const sessionRefused = () => unauthorized("This session has ended: sign in again");
+
+const LIVE_SESSION =
+  "SELECT 1 AS live FROM users WHERE id = ?1 AND (sessions_valid_from IS NULL OR sessions_valid_from <= ?2)";
+const LIVE_SESSION_GUARD = guardOf(LIVE_SESSION);
 
 /**
  * A session of a user who exists and has not ended the sessions issued at `issuedAt` (ISO-8601
@@ -42,17 +59,11 @@ export const sessionRefused = () => unauthorized("This session has ended: sign i
  */
 export const liveSession = (userId: string, issuedAt: string): LiveCredential => ({
   kind: "app session",
-  query: "SELECT 1 AS live FROM users WHERE id = ?1 AND (sessions_valid_from IS NULL OR sessions_valid_from <= ?2)",
+  query: LIVE_SESSION,
+  guard: LIVE_SESSION_GUARD,
   params: () => [userId, issuedAt],
   refused: sessionRefused,
 });
-
-/**
- * Fails ("malformed JSON") unless the credential's query has a row. The failing branch depends
- * on the row, so SQLite cannot evaluate it ahead of time as a constant.
- */
-const guardOf = (credential: LiveCredential) =>
-  `SELECT json(CASE WHEN EXISTS (${credential.query}) THEN '1' ELSE 'credential is not live' END) AS live`;
 
 /** One request's state of the check. */
 export interface Liveness {
@@ -72,7 +83,6 @@ export interface Liveness {
  * an unrelated error of the work is rethrown as it was.
  */
 export function guardLiveness(d1: D1Database, credential: LiveCredential): { d1: D1Database; liveness: Liveness } {
-  const guard = guardOf(credential);
   /** The credential checked with a query of its own (a round trip). */
   const isLive = async () =>
     (await d1
@@ -94,7 +104,7 @@ export function guardLiveness(d1: D1Database, credential: LiveCredential): { d1:
   };
 
   async function guarded(statements: D1PreparedStatement[]): Promise<D1Result[]> {
-    const guardStatement = d1.prepare(guard).bind(...credential.params());
+    const guardStatement = d1.prepare(credential.guard).bind(...credential.params());
     try {
       const [, ...results] = await d1.batch([guardStatement, ...statements]);
       liveness.confirmed = true;
