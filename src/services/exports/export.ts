@@ -1,4 +1,5 @@
 import { Zip, ZipDeflate } from "fflate";
+import { contentDisposition as fileDisposition } from "../../lib/content-disposition";
 import type { UserContext } from "../../lib/context";
 import { badRequest } from "../../lib/errors";
 import { loadOnce } from "../../lib/load-once";
@@ -12,7 +13,6 @@ import type { DatabaseSchema } from "../databases/property-types";
 import { allRows, countRows } from "../databases/row-query";
 import type { Row } from "../databases/rows";
 import { loadDatabaseSchema } from "../databases/schema-records";
-import { contentDisposition as mediaDisposition } from "../media/serving";
 import { pageTitle } from "../pages/pages";
 import { csvHeader, csvLines } from "./csv";
 import { pageDocument } from "./page-document";
@@ -282,4 +282,4 @@ async function* zipped(files: { name: string; body: ExportedFile["body"] }[]): A
 
 /** An export's `Content-Disposition`: the file name as RFC 5987 UTF-8, with an ASCII fallback. */
 export const contentDisposition = (filename: string) =>
-  mediaDisposition("attachment", filename, asciiFilename(filename));
+  fileDisposition("attachment", filename, asciiFilename(filename));

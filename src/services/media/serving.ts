@@ -1,3 +1,4 @@
+import { contentDisposition } from "../../lib/content-disposition";
 import { evaluateRead, hasPreconditions, type Preconditions, readPreconditions } from "../../lib/entity-tags";
 import { ApiError } from "../../lib/errors";
 import { servedInline } from "./content-types";
@@ -9,20 +10,6 @@ import { servedInline } from "./content-types";
 
 /** Every media response: the document, if a browser shows it, runs nothing and has an opaque origin. */
 export const MEDIA_CSP = "sandbox";
-
-/**
- * `inline` or `attachment`, with the filename (RFC 6266: an ASCII `filename` for clients that read
- * nothing else, and the name itself as RFC 5987 UTF-8 in `filename*`). The ASCII form is the
- * caller's `fallback` when given, else the name with every other character as `_`.
- */
-export function contentDisposition(kind: "inline" | "attachment", filename: string, fallback?: string): string {
-  const ascii = (fallback ?? filename).replace(/[^\x20-\x7e]|["\\%;]/g, "_") || "file";
-  const encoded = encodeURIComponent(filename).replace(
-    /['()*]/g,
-    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
 
 export interface ServedObject {
   /** 200 the whole file, 206 one range of it, 304 not modified (no body). */

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { batchAll } from "../../db/batch";
+import { contentDisposition } from "../../lib/content-disposition";
 import type { RequestContext, UserContext } from "../../lib/context";
 import {
   advancedTimestamp,
@@ -20,7 +21,6 @@ import { DEFAULT_EXPIRES_IN_SECONDS, MEDIA_BUCKET, mediaSigningSecret } from "./
 import { SNIFF_BYTES, servedInline, storedContentType } from "./content-types";
 import { type MediaRecord, presentMedia } from "./presenter";
 import { mediaNotFound } from "./queries";
-import { contentDisposition } from "./serving";
 import { issueSignedUrl } from "./signing";
 
 // A media record and its R2 object are written and removed together. D1 and R2 share no
