@@ -4,6 +4,7 @@ import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import type { Context } from "hono";
 import { type CursorContext, type CursorScope, cursorRefused, type KeyValue, openCursor, sealCursor } from "./cursor";
 import { badRequest } from "./errors";
+import { integerParameter } from "./integer-parameter";
 import { CURSOR_EXAMPLE, TOTAL_COUNT_CAP } from "./pagination-headers";
 
 // The headers live apart (pagination-headers.ts) so that CORS reads their names without this module.
@@ -36,18 +37,16 @@ const cursorField = z
   .openapi({ description: cursorDescription, examples: [CURSOR_EXAMPLE] });
 
 /**
- * `limit`, `offset` and `cursor` as query parameters (strings coerced to integers). Strict, and so
- * is every listing's query that extends it: an unknown parameter (a misspelt filter) is a 400.
+ * `limit`, `offset` and `cursor` as query parameters (integers in decimal digits only). Strict, and
+ * so is every listing's query that extends it: an unknown parameter (a misspelt filter) is a 400.
  */
 export const PaginationQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).optional().openapi({ description: limitDescription, example: 50 }),
-  // `type` is given because the generator reads a coerced minimum of 0 as "null accepted" (null coerces to 0).
-  offset: z.coerce
-    .number()
-    .int()
-    .min(0)
+  limit: integerParameter((integer) => integer.min(1))
     .optional()
-    .openapi({ type: "integer", description: offsetDescription, example: 0 }),
+    .openapi({ description: limitDescription, example: 50 }),
+  offset: integerParameter((integer) => integer.min(0))
+    .optional()
+    .openapi({ description: offsetDescription, example: 0 }),
   cursor: cursorField,
 });
 

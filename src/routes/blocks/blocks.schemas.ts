@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { integerParameter } from "../../lib/integer-parameter";
 import { JSON_DEPTH_MESSAGE, withinJsonDepth } from "../../lib/json-depth";
 import { PaginationQuery } from "../../lib/pagination";
 import { BLOCK_ID_DESCRIPTION } from "../../openapi/path-params";
@@ -155,16 +156,9 @@ export const ListBlocksQuery = PaginationQuery.extend({
 }).strict();
 
 export const HierarchyQuery = z.strictObject({
-  depth: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(HIERARCHY_MAX_DEPTH)
+  depth: integerParameter((integer) => integer.min(0).max(HIERARCHY_MAX_DEPTH))
     .optional()
     .openapi({
-      type: "integer",
-      minimum: 0,
-      maximum: HIERARCHY_MAX_DEPTH,
       description: `Levels below the block, default ${HIERARCHY_DEFAULT_DEPTH}, max ${HIERARCHY_MAX_DEPTH}`,
       example: 3,
     }),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { integerParameter } from "../../lib/integer-parameter";
 import { PaginationQuery } from "../../lib/pagination";
 import { BLOCK_ID_DESCRIPTION } from "../../openapi/path-params";
 import { CHANGE_EVENT_TYPES, type ChangeEventType } from "../../schemas/changes";
@@ -49,14 +50,9 @@ export const RestoreParams = z.object({
       description: BLOCK_ID_DESCRIPTION,
       example: "6f1c2a7e-2f0e-4a55-9a83-6a1f4f1b2c3d",
     }),
-  event_id: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .openapi({
-      param: { name: "event_id", in: "path" },
-      type: "integer",
-      description: "The `event_id` of a version in the block's history",
-      example: 4711,
-    }),
+  event_id: integerParameter((integer) => integer.min(1)).openapi({
+    param: { name: "event_id", in: "path" },
+    description: "The `event_id` of a version in the block's history",
+    example: 4711,
+  }),
 });

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { digitGroups } from "../../lib/digit-groups";
+import { integerParameter } from "../../lib/integer-parameter";
 import { PaginationQuery } from "../../lib/pagination";
 import { MEDIA_ID_DESCRIPTION } from "../../openapi/path-params";
 import { MEDIA_METADATA_MAX_BYTES, MEDIA_METADATA_MAX_DEPTH } from "../../schemas/media";
@@ -20,9 +21,9 @@ export const EXPIRES_IN_DESCRIPTION = `Lifetime of the signed URL in seconds: ${
 
 const expiresInBounds = (schema: z.ZodNumber) => schema.int().min(MIN_EXPIRES_IN_SECONDS).max(MAX_EXPIRES_IN_SECONDS);
 
-const expiresInQuery = expiresInBounds(z.coerce.number())
+const expiresInQuery = integerParameter(expiresInBounds)
   .optional()
-  .openapi({ type: "integer", description: EXPIRES_IN_DESCRIPTION, example: DEFAULT_EXPIRES_IN_SECONDS });
+  .openapi({ description: EXPIRES_IN_DESCRIPTION, example: DEFAULT_EXPIRES_IN_SECONDS });
 const expiresInField = expiresInBounds(z.number())
   .optional()
   .openapi({ description: EXPIRES_IN_DESCRIPTION, example: DEFAULT_EXPIRES_IN_SECONDS });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { integerParameter } from "../../lib/integer-parameter";
 import { PaginationQuery } from "../../lib/pagination";
 import { WEBHOOK_ID_DESCRIPTION } from "../../openapi/path-params";
 import { CHANGE_EVENT_TYPES } from "../../schemas/changes";
@@ -77,14 +78,9 @@ export const WebhookParams = z.object({ id: WebhookId });
 
 export const DeliveryParams = z.object({
   id: WebhookId,
-  delivery_id: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .openapi({
-      param: { name: "delivery_id", in: "path" },
-      type: "integer",
-      description: "The `id` of one of the webhook's deliveries (GET .../deliveries)",
-      example: 812,
-    }),
+  delivery_id: integerParameter((integer) => integer.min(1)).openapi({
+    param: { name: "delivery_id", in: "path" },
+    description: "The `id` of one of the webhook's deliveries (GET .../deliveries)",
+    example: 812,
+  }),
 });

@@ -193,6 +193,8 @@ describe("GET /api/v1/blocks/{id}/hierarchy", () => {
     ["-1", "depth"],
     ["abc", "depth"],
     ["1.5", "depth"],
+    ["0x2", "depth"],
+    ["", "depth"],
   ])("refuses depth=%s (400 naming depth)", async (depth, field) => {
     const user = await createUser();
     const root = await createBlock(user);

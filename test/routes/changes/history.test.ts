@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { BlockVersion } from "../../../src/schemas/changes";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
-import { BLOCKS, type Block, createBlock, getBlock } from "../../helpers/blocks";
+import { BLOCKS, type Block, createBlock, getBlock, issuePaths } from "../../helpers/blocks";
 import { about, changesAfter, feedEnd } from "../../helpers/changes";
 import { expectPreconditionFailed, expectWrittenTag, sendWith } from "../../helpers/conditional";
 import { createDatabase, createRow, DATABASES } from "../../helpers/databases";
@@ -157,6 +157,18 @@ describe("restoring a version", () => {
     expectErrorBody(refused, 400);
     expect(JSON.stringify(refused.body)).toContain("is not an option");
     expect((await getBlock(user, row.id)).body.properties).toMatchObject({ [status.id]: { name: "Done" } });
+  });
+
+  it("refuses an event id that is not written in decimal digits (400 naming event_id)", async () => {
+    const user = await createUser();
+    const block = await createBlock(user, { properties: { text: "v1" } });
+    const [version] = (await historyOf(user, block.id)).body;
+    const eventId = version?.event_id as number;
+    for (const spelling of [`0x${eventId.toString(16)}`, `${eventId}.0`, `${eventId}e0`]) {
+      const refused = await api(`${BLOCKS}/${block.id}/history/${spelling}/restore`, { method: "POST", auth: user });
+      expectErrorBody(refused, 400);
+      expect(issuePaths(refused.body), spelling).toContain("event_id");
+    }
   });
 
   it("is a 409 for a version of another type, and a 404 for an event of another block", async () => {
