@@ -101,6 +101,12 @@ type RouteSpec = Omit<RouteConfig, "security" | "middleware" | "description"> & 
    */
   secretResponse?: true;
   /**
+   * The success response carries a capability that outlives it (a signed media link): sent with
+   * `Cache-Control: no-store` like a secret, but kept for an `Idempotency-Key` retry, which is the
+   * same caller asking again. `secretResponse` implies it.
+   */
+  noStore?: true;
+  /**
    * Validators and preconditions of a single resource (RFC 9110): declares ETag, If-Match, If-None-Match, 304, 412.
    * A write without it (or a `create`) has no tag to match: a listed `If-Match` is a 412 before it runs.
    */
@@ -125,7 +131,15 @@ type AccessEnv<A extends Access> = A extends "user" | "session" ? AuthenticatedA
  */
 export type DefinedRoute<R extends RouteSpec> = Omit<
   R,
-  "access" | "bodyLimit" | "rateLimit" | "scope" | "location" | "secretResponse" | "entityTag" | "idempotencyKey"
+  | "access"
+  | "bodyLimit"
+  | "rateLimit"
+  | "scope"
+  | "location"
+  | "secretResponse"
+  | "noStore"
+  | "entityTag"
+  | "idempotencyKey"
 > & {
   security: Record<string, string[]>[];
   middleware: [MiddlewareHandler<AccessEnv<R["access"]>>];
@@ -324,7 +338,7 @@ function withResponseHeaders(spec: RouteSpec, responses: ResponsesConfig): Respo
     ...(isAuthenticated(spec) && status !== "401" ? QUOTA_HEADERS : {}),
     ...(status === "429" ? REFUSAL_HEADERS : {}),
     ...(status === "201" && spec.location !== undefined ? { Location: locationHeader(spec.location) } : {}),
-    ...(spec.secretResponse && status.startsWith("2") ? { "Cache-Control": NO_STORE_HEADER } : {}),
+    ...(storesNothing(spec) && status.startsWith("2") ? { "Cache-Control": NO_STORE_HEADER } : {}),
   });
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => {
@@ -335,8 +349,12 @@ function withResponseHeaders(spec: RouteSpec, responses: ResponsesConfig): Respo
   ) as ResponsesConfig;
 }
 
+/** A success that carries a credential or a signed link: no cache may keep it. */
+const storesNothing = (spec: RouteSpec): boolean => spec.secretResponse === true || spec.noStore === true;
+
 const NO_STORE_HEADER = {
-  description: "`no-store` (RFC 9111 §5.2.2.5): the answer carries a credential, which no cache may keep",
+  description:
+    "`no-store` (RFC 9111 §5.2.2.5): the answer carries a credential (a signed link is one for its bytes), which no cache may keep",
   schema: { type: "string", enum: ["no-store"] },
 };
 
@@ -426,6 +444,7 @@ export function defineRoute<const R extends RouteSpec>(given: R): DefinedRoute<R
     scope: _scope,
     location,
     secretResponse,
+    noStore: _noStore,
     entityTag,
     idempotencyKey: _idempotencyKey,
     ...route
@@ -447,7 +466,7 @@ export function defineRoute<const R extends RouteSpec>(given: R): DefinedRoute<R
   if (taglessRead) middleware.push(noEntityTagOnRead as MiddlewareHandler);
   if (created !== undefined) middleware.push(locationOfCreated(created));
   if (rateLimit) middleware.push(rateLimited(rateLimit, `${spec.method} ${spec.path}`) as MiddlewareHandler);
-  if (secretResponse) middleware.push(noStore);
+  if (storesNothing(spec)) middleware.push(noStore);
   if (hasBody(spec)) {
     const maxSize = limit ?? DEFAULT_BODY_LIMIT_BYTES;
     middleware.push(

@@ -55,6 +55,7 @@ const listing = (description: string) => ({
 
 export const upload = defineRoute({
   operationId: "uploadMedia",
+  noStore: true,
   entityTag: "create",
   method: "post",
   path: `${base}/upload`,
@@ -101,6 +102,7 @@ export const search = defineRoute({
 
 export const urlById = defineRoute({
   operationId: "getMediaUrl",
+  noStore: true,
   method: "get",
   path: `${base}/{id}/url`,
   tags,
@@ -113,6 +115,7 @@ export const urlById = defineRoute({
 
 export const urlByPath = defineRoute({
   operationId: "getMediaUrlByPath",
+  noStore: true,
   method: "get",
   path: `${base}/url`,
   tags,
@@ -177,6 +180,7 @@ export const remove = defineRoute({
 
 export const resolve = defineRoute({
   operationId: "resolveMediaUrl",
+  noStore: true,
   method: "post",
   path: `${base}/resolve`,
   tags,

@@ -113,6 +113,12 @@ export async function downloadMedia(
   return served;
 }
 
+/**
+ * A link's expiry as it is signed: Unix seconds in decimal digits, without a leading zero. Any other
+ * spelling of the same instant (`0` in front) is refused, so a signed link has exactly one form.
+ */
+const SIGNED_EXPIRY = /^[1-9]\d{0,11}$/;
+
 export interface SignedQuery {
   bucket: string;
   path: string;
@@ -133,7 +139,7 @@ export async function openSignedMedia(
   const secret = mediaSigningSecret(ctx);
   const refused = (reason: "invalid_signature" | "expired") =>
     forbidden(reason === "expired" ? "This media link has expired" : "This media link is not valid", { reason });
-  const expires = /^\d{1,12}$/.test(query.expires) ? Number(query.expires) : Number.NaN;
+  const expires = SIGNED_EXPIRY.test(query.expires) ? Number(query.expires) : Number.NaN;
   if (!Number.isSafeInteger(expires)) throw refused("invalid_signature");
   const target = { bucket: query.bucket, path: query.path, expires };
   if (!(await verifyTarget(secret, target, query.signature))) throw refused("invalid_signature");

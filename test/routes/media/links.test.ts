@@ -24,6 +24,7 @@ import {
   signedUrlOfPath,
   storageUrl,
   type UploadedMedia,
+  uploadMedia,
 } from "../../helpers/media";
 
 /** The key links are signed with in tests (the development-only default: no secret is configured). */
@@ -190,6 +191,8 @@ describe("signed URLs: expiry and tampering", () => {
       ["a later expiry", tampered((p) => p.set("expires", String(Number(p.get("expires")) + 1)))],
       ["a far expiry", tampered((p) => p.set("expires", "99999999999"))],
       ["an expiry that is not a number", tampered((p) => p.set("expires", "1e12"))],
+      // One link has one spelling: the same instant with a leading zero is another link, never signed.
+      ["the expiry with a leading zero", tampered((p) => p.set("expires", `0${p.get("expires")}`))],
       ["one character of the signature", tampered((p) => p.set("signature", flipped))],
       ["the signature's unused bits", tampered((p) => p.set("signature", respelled))],
       ["an empty signature", tampered((p) => p.set("signature", ""))],
@@ -264,6 +267,27 @@ describe("signed URLs: expiry and tampering", () => {
       expect(await verifyTarget(secret, b, signatureA), what).toBe(false);
       expect(await verifyTarget(secret, a, signatureB), what).toBe(false);
     }
+  });
+});
+
+describe("answers carrying a link", () => {
+  it("are never kept by a cache (Cache-Control: no-store): upload, /{id}/url, /url and /resolve", async () => {
+    const user = await createUser();
+    const uploaded = await uploadMedia(user, { filename: "cached.txt", bytes: bytesOf("a link is a credential") });
+    expect(uploaded.status).toBe(201);
+    const { id, path } = uploaded.body;
+    const answers = {
+      upload: uploaded,
+      "/{id}/url": await signedUrlOf(user, id),
+      "/url": await signedUrlOfPath(user, path),
+      "/resolve": await resolveMedia(user, { bucket: "media", path }),
+    };
+    for (const [what, res] of Object.entries(answers)) {
+      expect(res.status, what).toBeLessThan(300);
+      expect(res.headers.get("Cache-Control"), what).toBe("no-store");
+    }
+    // A refusal carries no link: it is left to the usual rules.
+    expect((await signedUrlOf(user, id, "expiresIn=1")).headers.get("Cache-Control")).toBeNull();
   });
 });
 
