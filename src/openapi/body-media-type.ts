@@ -40,6 +40,28 @@ export function checkedBodyMediaTypes(request: RouteConfig["request"]): string[]
   return validated ? accepted : undefined;
 }
 
+/**
+ * The body of a PATCH that is an RFC 7396 merge patch: `schema`, registered in the contract under
+ * `name`, read as `application/json` or `application/merge-patch+json`. The second type refers to
+ * the named schema instead of carrying the zod schema again: @hono/zod-openapi adds a validator for
+ * each zod schema under a JSON type, and either validator reads a body of any JSON type, so every
+ * body would be validated (and refused) twice.
+ */
+export function mergePatchBody<T extends z.ZodType>(
+  schema: T,
+  name: string,
+): { required: true; content: { "application/json": { schema: T } } } {
+  // Typed by its JSON entry alone, so handlers read `c.req.valid("json")` as `schema`'s output.
+  const body = {
+    required: true as const,
+    content: {
+      "application/json": { schema },
+      "application/merge-patch+json": { schema: { $ref: `#/components/schemas/${name}` } },
+    },
+  };
+  return body;
+}
+
 /** The 415's header for a PATCH: the patch formats the resource takes (RFC 5789 §2.2, §3.1). */
 export const ACCEPT_PATCH_HEADER = {
   "Accept-Patch": {

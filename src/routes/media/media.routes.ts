@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { z } from "@hono/zod-openapi";
 import { paginationHeaders } from "../../lib/pagination";
+import { mergePatchBody } from "../../openapi/body-media-type";
 import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
 import { jsonBody, jsonContent } from "../../openapi/responses";
 import {
@@ -154,13 +155,7 @@ export const patchMetadata = defineRoute({
   description: `Applies the body to the metadata as an RFC 7396 JSON merge patch (\`application/json\` or \`application/merge-patch+json\`), atomically: keys given replace, nested objects merge, \`null\` removes a key, so concurrent patches of different keys keep each other's. A result above 16 KiB is a 400 and changes nothing. ${OWN_ONLY}`,
   request: {
     params: MediaIdParams,
-    body: {
-      required: true,
-      content: {
-        "application/json": { schema: MetadataPatchBody },
-        "application/merge-patch+json": { schema: MetadataPatchBody },
-      },
-    },
+    body: mergePatchBody(MetadataPatchBody, "MediaMetadataPatch"),
   },
   responses: { 200: jsonContent(MediaMetadataSchema, "The metadata after the patch") },
 });

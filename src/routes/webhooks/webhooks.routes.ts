@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { paginationHeaders } from "../../lib/pagination";
+import { mergePatchBody } from "../../openapi/body-media-type";
 import { defineRoute, ERROR_RESPONSES, errorResponse } from "../../openapi/define-route";
 import { EmptyBody, jsonBody, jsonContent, SuccessSchema } from "../../openapi/responses";
 import { WebhookDeliverySchema, WebhookSchema, WebhookWithSecretSchema } from "../../schemas/webhooks";
@@ -84,13 +85,7 @@ export const update = defineRoute({
   description: `Applies the body to the webhook as an RFC 7396 JSON merge patch (\`application/json\` or \`application/merge-patch+json\`): \`url\`, \`event_types\` (null: all types), \`description\` (null removes it), \`enabled\` (\`true\` re-enables a disabled webhook and forgets its failures; its pending deliveries are sent again, and events of the time it was disabled are not delivered). A new \`url\` meets the same rules as at creation. One conditional write: with \`If-Match\`, only while the webhook is still that version. ${OWN_ONLY}`,
   request: {
     params: WebhookParams,
-    body: {
-      required: true,
-      content: {
-        "application/json": { schema: UpdateWebhookBody },
-        "application/merge-patch+json": { schema: UpdateWebhookBody },
-      },
-    },
+    body: mergePatchBody(UpdateWebhookBody, "UpdateWebhookRequest"),
   },
   responses: { 200: jsonContent(WebhookSchema, "The webhook after the patch") },
 });
