@@ -170,7 +170,7 @@ export const convert = defineRoute({
   access: "user",
   summary: "Change a block's type (and merge properties)",
   description:
-    "Changes a block's type, merging `properties` as PATCH does. A block turned into a page, database or row keeps its text as canonical content; turned into a row, all its values are validated against the database's schema; turned into a database, it gets its default columns and the properties of the inline `properties.schema` it holds or is given, as records.",
+    "Changes a block's type, merging `properties` as PATCH does. A block turned into a page, database or row keeps its text as canonical content; turned into a row, all its values are validated against the database's schema; turned into a database, it gets its default columns and the properties of the inline `properties.schema` it holds or is given, as records; a row turned into anything else keeps its values under their properties' names (its title as `title`).",
   request: { params: BlockIdParams, body: jsonBody(ConvertBlockBody) },
   responses: { 200: oneBlock("The converted block"), 403: ERROR_RESPONSES[403], 409: ERROR_RESPONSES[409] },
 });

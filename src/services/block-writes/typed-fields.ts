@@ -56,20 +56,38 @@ async function valuesToCarry(
   ctx: UserContext,
   schema: DatabaseSchema,
   stored: Block,
+  storedSchema: DatabaseSchema | undefined,
 ): Promise<Record<string, unknown>> {
-  let previous: DatabaseSchema | null = null;
-  if (stored.type === "database_row" && stored.database_id) {
-    try {
-      previous = await loadDatabaseSchema(ctx, stored.database_id);
-    } catch (error) {
-      if (!(error instanceof ApiError && error.status === 404)) throw error;
-    }
+  const previous = stored.type === "database_row" ? await schemaOfRow(ctx, stored, storedSchema) : null;
+  return carriedValues(schema, Object.entries(valuesByName(previous, stored)));
+}
+
+/**
+ * The schema of the database a stored row belongs to: `known` when it was read with the row, else
+ * read; null when the row has no database the caller can see (a deleted one's row keeps its ids).
+ */
+async function schemaOfRow(ctx: UserContext, row: Block, known?: DatabaseSchema): Promise<DatabaseSchema | null> {
+  if (!row.database_id) return null;
+  if (known?.databaseId === row.database_id) return known;
+  try {
+    return await loadDatabaseSchema(ctx, row.database_id);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+    return null;
   }
-  const entries = Object.entries(stored.properties).map(([key, value]): [string, unknown] => {
-    const property = previous?.properties.find((candidate) => candidate.id === key);
-    return [property ? (property.type === "title" ? "title" : property.name) : key, value];
-  });
-  return carriedValues(schema, entries);
+}
+
+/**
+ * A row's stored values keyed by their property's name in `schema` (`title` for its title
+ * property); a key the schema does not hold stays as it is.
+ */
+function valuesByName(schema: DatabaseSchema | null, row: Block): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(row.properties).map(([key, value]) => {
+      const property = schema?.properties.find((candidate) => candidate.id === key);
+      return [property ? (property.type === "title" ? "title" : property.name) : key, value];
+    }),
+  );
 }
 
 const withoutNulls = (values: Record<string, unknown>) =>
@@ -117,7 +135,7 @@ export async function normalizeTypedFields(
     if (properties !== undefined) properties = normalizeRowProperties(schema, properties);
     const becomesRow = stored && (stored.type !== "database_row" || stored.database_id !== target.databaseId);
     if (becomesRow) {
-      properties = withoutNulls({ ...(await valuesToCarry(ctx, schema, stored)), ...properties });
+      properties = withoutNulls({ ...(await valuesToCarry(ctx, schema, stored, storedSchema)), ...properties });
       propertiesMode = "all";
     } else {
       propertiesMode = "values";
@@ -129,6 +147,14 @@ export async function normalizeTypedFields(
     }
   } else {
     properties = placeTitle(properties, "title", fields.title);
+    if (stored?.type === "database_row") {
+      // A row that stops being one keeps its values under names a page can be read by (its title
+      // as `title`), so it reads as the page it was, and becomes a row again by the same names.
+      // The change's own properties apply to them as a merge patch, as to any page's.
+      const named = valuesByName(await schemaOfRow(ctx, stored, storedSchema), stored);
+      properties = mergePatch(named, properties ?? {}) as Record<string, unknown>;
+      propertiesMode = "all";
+    }
   }
   let databaseProperties: PropertyDefinition[] | undefined;
   if (target.type === "database" && stored?.type !== "database") {

@@ -7,6 +7,7 @@ import {
   countOwnedBlocks,
   createPage,
   getPage,
+  listPages,
   PAGES,
   putPage,
   storedContent,
@@ -121,6 +122,44 @@ describe("a block becoming a row keeps only what the row's schema accepts", () =
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(await storedProperties(id)).toEqual(keptOf(database, "Converted"));
     expect((await storedRow(id))?.type).toBe("database_row");
+  });
+});
+
+describe("a row that stops being one keeps its values by name", () => {
+  it("POST .../convert to page: the title as `title`, each value under its property's name, and back again", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const row = await createRow(user, database.id, { title: "Ship it", Status: "Todo", Priority: 2 });
+
+    const converted = await convertBlock(user, row.id, { type: "page", properties: { Priority: null, Owner: "Ada" } });
+
+    expect(converted.status, JSON.stringify(converted.body)).toBe(200);
+    // The change's properties apply to the named values as a merge patch: null removes, a new key adds.
+    const named = { title: "Ship it", Status: database.option("Status", "Todo"), Owner: "Ada" };
+    expect(converted.body.properties).toEqual(named);
+    expect(await storedProperties(row.id)).toEqual(named);
+    // The pages listing names it by its title again.
+    const listed = (await listPages(user, "type=page")).body.find((page) => page.id === row.id);
+    expect(listed?.title).toBe("Ship it");
+
+    // Becoming a row of the same database again, it gets its values back by those names.
+    const again = await convertBlock(user, row.id, { type: "database_row" });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(await storedProperties(row.id)).toEqual({
+      [database.prop("title").id]: "Ship it",
+      [database.prop("Status").id]: database.option("Status", "Todo"),
+    });
+  });
+
+  it("PATCH to a paragraph: the same", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const row = await createRow(user, database.id, { title: "Note", Notes: "words" });
+
+    const res = await patchBlock(user, row.id, { type: "paragraph" });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.properties).toEqual({ title: "Note", Notes: "words" });
   });
 });
 
