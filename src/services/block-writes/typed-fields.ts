@@ -82,12 +82,17 @@ async function schemaOfRow(ctx: UserContext, row: Block, known?: DatabaseSchema)
  * property); a key the schema does not hold stays as it is.
  */
 function valuesByName(schema: DatabaseSchema | null, row: Block): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(row.properties).map(([key, value]) => {
-      const property = schema?.properties.find((candidate) => candidate.id === key);
-      return [property ? (property.type === "title" ? "title" : property.name) : key, value];
-    }),
-  );
+  const titleProperty = schema?.properties.find((property) => property.type === "title");
+  const hasTitle = titleProperty !== undefined && titleProperty.id in row.properties;
+  const named: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row.properties)) {
+    const property = schema?.properties.find((candidate) => candidate.id === key);
+    const name = property === undefined ? key : property === titleProperty ? "title" : property.name;
+    // Another property named `title` (the title property being named otherwise) keeps its id, so
+    // neither value is lost and `title` is the title.
+    named[name === "title" && property !== titleProperty && hasTitle ? key : name] = value;
+  }
+  return named;
 }
 
 const withoutNulls = (values: Record<string, unknown>) =>

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
 import { BLOCKS, type Block, createBlock, insertBlock, storedRow } from "../../helpers/blocks";
-import { createDatabase, createRow, type TestDatabase } from "../../helpers/databases";
+import { addProperty, createDatabase, createRow, DATABASES, type TestDatabase } from "../../helpers/databases";
 import {
   countOwnedBlocks,
   createPage,
@@ -149,6 +149,25 @@ describe("a row that stops being one keeps its values by name", () => {
       [database.prop("title").id]: "Ship it",
       [database.prop("Status").id]: database.option("Status", "Todo"),
     });
+  });
+
+  it("the title is `title` even beside another property named so, which keeps its id", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const renamed = await api(`${DATABASES}/${database.id}/properties/${database.prop("title").id}`, {
+      method: "PATCH",
+      auth: user,
+      body: { name: "Name" },
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    const text = await addProperty(user, database.id, { name: "title", type: "text" });
+    const row = await createRow(user, database.id, { Name: "The title", title: "A text named title" });
+
+    const res = await convertBlock(user, row.id, { type: "page" });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // The other keeps its value under its id: nothing is lost.
+    expect(res.body.properties).toMatchObject({ title: "The title", [text.id]: "A text named title" });
   });
 
   it("PATCH to a paragraph: the same", async () => {
