@@ -14,5 +14,6 @@ const NOT_AN_INTEGER = "Expected an integer in decimal digits";
 export const integerParameter = (bounds: (integer: z.ZodNumber) => z.ZodNumber = (integer) => integer) =>
   z.preprocess(
     (value) => (typeof value === "string" && DECIMAL_INTEGER.test(value) ? Number(value) : value),
-    bounds(z.number({ error: NOT_AN_INTEGER }).int()),
+    // The message for a value that is no number only: bounds keep zod's own (`Too small: expected number to be >=1`).
+    bounds(z.number({ error: (issue) => (issue.code === "invalid_type" ? NOT_AN_INTEGER : undefined) }).int()),
   );

@@ -45,7 +45,8 @@ export function checkedBodyMediaTypes(request: RouteConfig["request"]): string[]
  * `name`, read as `application/json` or `application/merge-patch+json`. The second type refers to
  * the named schema instead of carrying the zod schema again: @hono/zod-openapi adds a validator for
  * each zod schema under a JSON type, and either validator reads a body of any JSON type, so every
- * body would be validated (and refused) twice.
+ * body would be validated (and refused) twice. A `name` that is not the schema's registered one
+ * leaves a reference to nothing, which `npm run lint:contract` refuses (Redocly's no-unresolved-refs).
  */
 export function mergePatchBody<T extends z.ZodType>(
   schema: T,

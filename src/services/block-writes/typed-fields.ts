@@ -27,6 +27,11 @@ export interface NormalizedFields {
   /** A row's database schema, as read to validate it: the write must land against this version. */
   schema?: DatabaseSchema;
   /**
+   * The schema a stored row's values were carried by (named by its properties, into a page or a
+   * row of another database): the write must land against this version too.
+   */
+  carriedSchema?: DatabaseSchema;
+  /**
    * The schema records of a block that is a database from this write on (created as one, or
    * becoming one): for the same batch, which writes them unless the block has records already.
    */
@@ -57,9 +62,16 @@ async function valuesToCarry(
   schema: DatabaseSchema,
   stored: Block,
   storedSchema: DatabaseSchema | undefined,
-): Promise<Record<string, unknown>> {
-  const previous = stored.type === "database_row" ? await schemaOfRow(ctx, stored, storedSchema) : null;
-  return carriedValues(schema, Object.entries(valuesByName(previous, stored)));
+): Promise<{ values: Record<string, unknown>; from: DatabaseSchema | null }> {
+  const from = stored.type === "database_row" ? await schemaOfRow(ctx, stored, storedSchema) : null;
+  // `title` is the block's title, whatever the new schema names its title property (a property
+  // of that name there is another one).
+  const titleId = schema.properties.find((property) => property.type === "title")?.id;
+  const entries = Object.entries(valuesByName(from, stored)).map(([key, value]): [string, unknown] => [
+    key === "title" && titleId !== undefined ? titleId : key,
+    value,
+  ]);
+  return { values: carriedValues(schema, entries), from };
 }
 
 /**
@@ -82,18 +94,20 @@ async function schemaOfRow(ctx: UserContext, row: Block, known?: DatabaseSchema)
  * property); a key the schema does not hold stays as it is.
  */
 function valuesByName(schema: DatabaseSchema | null, row: Block): Record<string, unknown> {
-  const titleProperty = schema?.properties.find((property) => property.type === "title");
-  const hasTitle = titleProperty !== undefined && titleProperty.id in row.properties;
   const named: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row.properties)) {
     const property = schema?.properties.find((candidate) => candidate.id === key);
-    const name = property === undefined ? key : property === titleProperty ? "title" : property.name;
-    // Another property named `title` (the title property being named otherwise) keeps its id, so
-    // neither value is lost and `title` is the title.
-    named[name === "title" && property !== titleProperty && hasTitle ? key : name] = value;
+    if (property?.type === "title") named.title = value;
+    // A property named as a page's own key (`title` beside a title property named otherwise, or
+    // `schema`, which would read as an inline schema) keeps its id: no value is lost or misread.
+    else if (property && !PAGE_KEYS.has(property.name)) named[property.name] = value;
+    else named[key] = value;
   }
   return named;
 }
+
+/** Keys a page-like block's properties give a meaning of their own. */
+const PAGE_KEYS: ReadonlySet<string> = new Set(["title", "schema"]);
 
 const withoutNulls = (values: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(values).filter(([, value]) => value !== null));
@@ -128,6 +142,7 @@ export async function normalizeTypedFields(
   let properties = fields.properties;
   let content = fields.content;
   let schema: DatabaseSchema | undefined;
+  let carriedSchema: DatabaseSchema | undefined;
   let propertiesMode: NormalizedFields["propertiesMode"] = "merge";
   if (target.type === "database_row") {
     if (!target.databaseId) {
@@ -140,7 +155,9 @@ export async function normalizeTypedFields(
     if (properties !== undefined) properties = normalizeRowProperties(schema, properties);
     const becomesRow = stored && (stored.type !== "database_row" || stored.database_id !== target.databaseId);
     if (becomesRow) {
-      properties = withoutNulls({ ...(await valuesToCarry(ctx, schema, stored, storedSchema)), ...properties });
+      const carried = await valuesToCarry(ctx, schema, stored, storedSchema);
+      properties = withoutNulls({ ...carried.values, ...properties });
+      carriedSchema = carried.from ?? undefined;
       propertiesMode = "all";
     } else {
       propertiesMode = "values";
@@ -156,8 +173,8 @@ export async function normalizeTypedFields(
       // A row that stops being one keeps its values under names a page can be read by (its title
       // as `title`), so it reads as the page it was, and becomes a row again by the same names.
       // The change's own properties apply to them as a merge patch, as to any page's.
-      const named = valuesByName(await schemaOfRow(ctx, stored, storedSchema), stored);
-      properties = mergePatch(named, properties ?? {}) as Record<string, unknown>;
+      carriedSchema = (await schemaOfRow(ctx, stored, storedSchema)) ?? undefined;
+      properties = mergePatch(valuesByName(carriedSchema ?? null, stored), properties ?? {}) as Record<string, unknown>;
       propertiesMode = "all";
     }
   }
@@ -182,7 +199,9 @@ export async function normalizeTypedFields(
   // the `properties.url` of an editor media block (its exported source).
   if (fields.content !== undefined) refuseUnsafeLinks(content, "content", target.type);
   if (fields.properties !== undefined) refuseUnsafeMediaUrl(fields.properties, target.type);
-  return { properties, content, schema, propertiesMode, databaseProperties };
+  // Replacing the whole object, a key is removed by leaving it out (a removed inline schema's null).
+  if (propertiesMode === "all" && properties) properties = withoutNulls(properties);
+  return { properties, content, schema, carriedSchema, propertiesMode, databaseProperties };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -144,6 +144,9 @@ export function updateTypedBlock(
         sql`b.type = ${stored.type} AND b.database_id IS ${stored.database_id}`,
       );
     }
+    // A row's values named by its schema as read: a schema change since (a property deleted or
+    // renamed, an option renamed) rewrites what they are, so it must still be that schema.
+    if (fields.carriedSchema) guards.push(schemaUnchanged(fields.carriedSchema));
     // Values carried over from the stored block (a block becoming a row, content
     // becoming a page body, an inline schema becoming a database's records) were
     // read: they apply only to the block as read.

@@ -118,6 +118,18 @@ describe("GET /api/v1/blocks: paging", () => {
     expect(issuePaths(res.body)).toContain(field);
   });
 
+  it("says what is wrong with an integer: not decimal digits, or out of bounds", async () => {
+    const user = await createUser();
+    const messages = async (query: string) => {
+      const res = await listBlocks(user, query);
+      expectErrorBody(res, 400);
+      return JSON.stringify(res.body);
+    };
+    expect(await messages("limit=0x10")).toContain("Expected an integer in decimal digits");
+    expect(await messages("limit=0")).toContain("Too small");
+    expect(await messages("offset=-1")).toContain("Too small");
+  });
+
   it("refuses an unknown query parameter (400 naming it)", async () => {
     const user = await createUser();
     const res = await listBlocks(user, "page_size=10");

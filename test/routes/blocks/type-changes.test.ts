@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/api";
 import { expectErrorBody } from "../../helpers/auth-matrix";
 import { BLOCKS, type Block, createBlock, insertBlock, storedRow } from "../../helpers/blocks";
-import { addProperty, createDatabase, createRow, DATABASES, type TestDatabase } from "../../helpers/databases";
+import {
+  addProperty,
+  createDatabase,
+  createRow,
+  DATABASES,
+  getSchema,
+  type TestDatabase,
+} from "../../helpers/databases";
 import {
   countOwnedBlocks,
   createPage,
@@ -167,7 +174,42 @@ describe("a row that stops being one keeps its values by name", () => {
 
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     // The other keeps its value under its id: nothing is lost.
-    expect(res.body.properties).toMatchObject({ title: "The title", [text.id]: "A text named title" });
+    expect(res.body.properties).toEqual({ title: "The title", [text.id]: "A text named title" });
+    // Back into the database, each value goes back to its own property.
+    const back = await convertBlock(user, row.id, { type: "database_row" });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(await storedProperties(row.id)).toEqual({
+      [database.prop("title").id]: "The title",
+      [text.id]: "A text named title",
+    });
+  });
+
+  it("a property named `schema` keeps its id: the row becomes a database with its default columns", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const schemaNamed = await addProperty(user, database.id, { name: "schema", type: "text" });
+    const row = await createRow(user, database.id, { title: "Ledger", schema: "words, not columns" });
+
+    const res = await convertBlock(user, row.id, { type: "database" });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.properties).toEqual({ title: "Ledger", [schemaNamed.id]: "words, not columns" });
+  });
+
+  it("a row becoming a database with an inline schema stores no `schema` key, as a page would", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const row = await createRow(user, database.id, { title: "Grown" });
+
+    const res = await convertBlock(user, row.id, {
+      type: "database",
+      properties: { schema: { Extra: { type: "text" } } },
+    });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await storedProperties(row.id)).toEqual({ title: "Grown" });
+    const columns = (await getSchema(user, row.id)).body.properties.map((property) => property.name);
+    expect(columns).toContain("Extra");
   });
 
   it("PATCH to a paragraph: the same", async () => {
