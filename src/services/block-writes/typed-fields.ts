@@ -64,13 +64,12 @@ async function valuesToCarry(
   storedSchema: DatabaseSchema | undefined,
 ): Promise<{ values: Record<string, unknown>; from: DatabaseSchema | null }> {
   const from = stored.type === "database_row" ? await schemaOfRow(ctx, stored, storedSchema) : null;
-  // `title` is the block's title, whatever the new schema names its title property (a property
-  // of that name there is another one).
+  const { title, others } = namedValues(from, stored);
+  // The block's title goes to the new schema's title property whatever that is named, and first:
+  // a value whose name matches the title property (or a property named `title` there) comes after.
   const titleId = schema.properties.find((property) => property.type === "title")?.id;
-  const entries = Object.entries(valuesByName(from, stored)).map(([key, value]): [string, unknown] => [
-    key === "title" && titleId !== undefined ? titleId : key,
-    value,
-  ]);
+  const entries: [string, unknown][] = others.map(({ name, value }) => [name, value]);
+  if (title) entries.unshift([titleId ?? "title", title.value]);
   return { values: carriedValues(schema, entries), from };
 }
 
@@ -90,19 +89,34 @@ async function schemaOfRow(ctx: UserContext, row: Block, known?: DatabaseSchema)
 }
 
 /**
- * A row's stored values keyed by their property's name in `schema` (`title` for its title
- * property); a key the schema does not hold stays as it is.
+ * A block's title and its other values, each named by its property in `schema` (its database's,
+ * when it is a row of one); a key the schema does not hold is its own name.
  */
-function valuesByName(schema: DatabaseSchema | null, row: Block): Record<string, unknown> {
-  const named: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row.properties)) {
+function namedValues(
+  schema: DatabaseSchema | null,
+  block: Block,
+): { title: { value: unknown } | undefined; others: { name: string; key: string; value: unknown }[] } {
+  let title: { value: unknown } | undefined;
+  const others: { name: string; key: string; value: unknown }[] = [];
+  for (const [key, value] of Object.entries(block.properties)) {
     const property = schema?.properties.find((candidate) => candidate.id === key);
-    if (property?.type === "title") named.title = value;
-    // A property named as a page's own key (`title` beside a title property named otherwise, or
-    // `schema`, which would read as an inline schema) keeps its id: no value is lost or misread.
-    else if (property && !PAGE_KEYS.has(property.name)) named[property.name] = value;
-    else named[key] = value;
+    if (property ? property.type === "title" : schema === null && key === "title") title = { value };
+    else others.push({ name: property?.name ?? key, key, value });
   }
+  return { title, others };
+}
+
+/**
+ * A row's values as a page holds them: its title as `title`, every other value under its
+ * property's name. A property named as a page's own key (`title` beside a title property named
+ * otherwise, or `schema`, which would read as an inline schema) keeps its id: no value is lost or
+ * misread.
+ */
+function valuesOfPage(schema: DatabaseSchema | null, row: Block): Record<string, unknown> {
+  const { title, others } = namedValues(schema, row);
+  const named: Record<string, unknown> = {};
+  for (const { name, key, value } of others) named[PAGE_KEYS.has(name) ? key : name] = value;
+  if (title) named.title = title.value;
   return named;
 }
 
@@ -174,7 +188,7 @@ export async function normalizeTypedFields(
       // as `title`), so it reads as the page it was, and becomes a row again by the same names.
       // The change's own properties apply to them as a merge patch, as to any page's.
       carriedSchema = (await schemaOfRow(ctx, stored, storedSchema)) ?? undefined;
-      properties = mergePatch(valuesByName(carriedSchema ?? null, stored), properties ?? {}) as Record<string, unknown>;
+      properties = mergePatch(valuesOfPage(carriedSchema ?? null, stored), properties ?? {}) as Record<string, unknown>;
       propertiesMode = "all";
     }
   }

@@ -111,6 +111,35 @@ describe("a block becoming a row keeps only what the row's schema accepts", () =
     expect(read.body.properties_by_name).toMatchObject({ title: "Moving", Status: to.option("Status", "Todo") });
   });
 
+  it("PATCH moving a row: properties named title or schema go to the properties of that name there, the title to the title", async () => {
+    const user = await createUser();
+    // In each database the title property is named Name, and `title` and `schema` are text properties.
+    const shaped = async () => {
+      const database = await createDatabase(user, { properties: [{ name: "schema", type: "text" }] });
+      const titleId = database.prop("title").id;
+      const renamed = await api(`${DATABASES}/${database.id}/properties/${titleId}`, {
+        method: "PATCH",
+        auth: user,
+        body: { name: "Name" },
+      });
+      expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+      const text = await addProperty(user, database.id, { name: "title", type: "text" });
+      return { id: database.id, titleId, schemaId: database.prop("schema").id, textId: text.id };
+    };
+    const from = await shaped();
+    const to = await shaped();
+    const row = await createRow(user, from.id, { Name: "Moving", schema: "kept", title: "also kept" });
+
+    const res = await patchBlock(user, row.id, { database_id: to.id });
+
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await storedProperties(row.id)).toEqual({
+      [to.titleId]: "Moving",
+      [to.schemaId]: "kept",
+      [to.textId]: "also kept",
+    });
+  });
+
   it("POST .../convert to database_row of a block already pointing at a database: the same rules", async () => {
     const user = await createUser();
     const database = await createDatabase(user);
