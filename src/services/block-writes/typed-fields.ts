@@ -170,7 +170,7 @@ export async function normalizeTypedFields(
     const becomesRow = stored && (stored.type !== "database_row" || stored.database_id !== target.databaseId);
     if (becomesRow) {
       const carried = await valuesToCarry(ctx, schema, stored, storedSchema);
-      properties = withoutNulls({ ...carried.values, ...properties });
+      properties = { ...carried.values, ...properties };
       carriedSchema = carried.from ?? undefined;
       propertiesMode = "all";
     } else {

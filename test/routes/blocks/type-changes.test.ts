@@ -241,6 +241,28 @@ describe("a row that stops being one keeps its values by name", () => {
     expect(columns).toContain("Extra");
   });
 
+  it("a value written while the row is converted is never lost: the conversion reads the row again", async () => {
+    const user = await createUser();
+    const database = await createDatabase(user);
+    const rows = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => createRow(user, database.id, { title: `Racing ${i}`, Notes: "before" })),
+    );
+
+    // Each row is converted while its Notes are written: whichever lands first, the page holds the
+    // written value (a row's write after the conversion is a page's merge patch of the same name).
+    const answers = await Promise.all(
+      rows.flatMap((row) => [
+        patchBlock(user, row.id, { properties: { Notes: "written" } }),
+        convertBlock(user, row.id, { type: "page" }),
+      ]),
+    );
+
+    for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(200);
+    for (const [i, row] of rows.entries()) {
+      expect(await storedProperties(row.id)).toEqual({ title: `Racing ${i}`, Notes: "written" });
+    }
+  });
+
   it("PATCH to a paragraph: the same", async () => {
     const user = await createUser();
     const database = await createDatabase(user);
