@@ -24,7 +24,7 @@ export interface Authenticated {
 
 /**
  * Who the `Authorization` header says the caller is: an API key (looked up by
- * its SHA-256 hash: one D1 round trip, or none when this isolate remembers it)
+ * its SHA-256 hash: one D1 round trip, or none and no hash when this isolate remembers it)
  * or an app-session JWT (HS256 with SESSION_SECRET: no round trip; whether its
  * user has signed out since is left to the request's queries). 401 otherwise.
  */
@@ -50,11 +50,11 @@ async function actorFromApiKey(
   noteSource: (source: CredentialSource) => void,
 ): Promise<Authenticated> {
   if (!isApiKeyFormat(token)) throw unauthorized("Invalid API key");
-  const keyHash = await hashApiKey(token);
-  let key = cachedKey(keyHash);
+  let key = cachedKey(token);
   const keyFromCache = key !== undefined;
   noteSource(keyFromCache ? "api key from cache" : "api key from D1");
   if (key === undefined) {
+    const keyHash = await hashApiKey(token);
     const row = await ctx.db
       .select({ userId: apiKeys.userId, keyId: apiKeys.id, scopes: apiKeys.scopes })
       .from(apiKeys)
@@ -68,7 +68,7 @@ async function actorFromApiKey(
       .get();
     key = row ? { userId: row.userId, keyId: row.keyId, scopes: parseScopes(row.scopes) } : null;
     // A dead key is remembered as unknown: it never comes back to life.
-    rememberKey(keyHash, key);
+    rememberKey(token, key);
   }
   if (key === null) throw unauthorized("Invalid API key");
   return {

@@ -24,6 +24,19 @@ describe("API-key lookups are remembered per isolate", () => {
     expect(second.roundTrips).toBe(1);
   });
 
+  it("a remembered key is not hashed again: its requests compute no digest", async () => {
+    const [user, other] = [await createUser(), await createUser()];
+    expect((await api("/api/v1/blocks", { auth: user })).status).toBe(200);
+    const digest = vi.spyOn(crypto.subtle, "digest");
+    const second = await api("/api/v1/blocks", { auth: user });
+    expect(second.status).toBe(200);
+    expect(authSource(second.headers)).toBe("api key from cache");
+    expect(digest).not.toHaveBeenCalled();
+    // Another key, not remembered, is hashed for its lookup.
+    expect((await api("/api/v1/blocks", { auth: other })).status).toBe(200);
+    expect(digest).toHaveBeenCalledTimes(1);
+  });
+
   it("an unknown key is remembered as unknown: repeated attempts cost no D1 round trip", async () => {
     const { raw } = await generateApiKey();
     const first = await api("/api/v1/blocks", { auth: raw });
