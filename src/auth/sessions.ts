@@ -4,12 +4,21 @@ import { unauthorized } from "../lib/errors";
 import { requiredSecret } from "../lib/secrets";
 
 // App sessions: HS256 JWTs signed with SESSION_SECRET, the user id in `sub`, the issue
-// time in `iat` (seconds) and `iat_ms` (milliseconds). They are what `/auth/complete` hands
+// time in `iat` (seconds) and `iat_ms` (milliseconds), this service as `iss` and app sessions as
+// `aud`. They are what `/auth/complete` hands
 // out and what `/api/v1` accepts besides API keys. Nothing about a session is stored: a
 // token is live while it has not expired, its user exists and the user has not signed out
 // since it was issued (`users.sessions_valid_from`, set by `POST /auth/sign-out`). That is
 // checked by the request's first D1 call, or by a query of its own when it makes none
 // (auth/credential-liveness.ts), so ending a user's sessions takes effect at once everywhere.
+
+/**
+ * Who issues a session token and what it is for (RFC 7519 `iss` and `aud`), both checked on every
+ * token (RFC 8725 §3.9, §3.10): a JWT this service did not issue as an app session (one signed
+ * with the same secret by another system, if an operator shared it) is not one.
+ */
+export const SESSION_ISSUER = "workspace-api";
+export const SESSION_AUDIENCE = "workspace-api:app-session";
 
 /** Default session lifetime: 7 days. `SESSION_TTL_SECONDS` overrides it (60 s to 90 days). */
 export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -56,7 +65,11 @@ export async function issueSessionToken(
   const issuedAtMs = Math.max(now.getTime(), validFrom === null ? 0 : Date.parse(validFrom));
   const issuedAt = Math.floor(now.getTime() / 1000);
   const expires = issuedAt + sessionLifetimeSeconds(ctx.env);
-  const token = await sign({ sub: userId, iat: issuedAt, iat_ms: issuedAtMs, exp: expires }, secret, "HS256");
+  const token = await sign(
+    { iss: SESSION_ISSUER, aud: SESSION_AUDIENCE, sub: userId, iat: issuedAt, iat_ms: issuedAtMs, exp: expires },
+    secret,
+    "HS256",
+  );
   return { token, expiresAt: new Date(expires * 1000).toISOString() };
 }
 
@@ -68,12 +81,13 @@ export interface VerifiedSession {
 
 /**
  * The user a valid, unexpired session token names, and when it was issued; 401 otherwise (a
- * token without `exp` too). Whether its user still has it is the request's first D1 call's to say.
+ * token without `exp`, or not issued by this service as an app session, too). Whether its user
+ * still has it is the request's first D1 call's to say.
  */
 export async function verifySessionToken(ctx: SessionScope, token: string): Promise<VerifiedSession> {
   const secret = sessionSecret(ctx);
   try {
-    const payload = await verify(token, secret, "HS256");
+    const payload = await verify(token, secret, { alg: "HS256", iss: SESSION_ISSUER, aud: SESSION_AUDIENCE });
     if (typeof payload.sub !== "string" || payload.sub === "") throw new Error("no subject");
     // The verifier checks `exp` only when present; a session that never ends is not one we issue.
     if (typeof payload.exp !== "number") throw new Error("no expiry");

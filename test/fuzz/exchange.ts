@@ -4,7 +4,7 @@
  * but the data of the user the request authenticated as.
  */
 import { env, SELF } from "cloudflare:test";
-import { sign } from "hono/jwt";
+import { signSessionToken } from "../helpers/session-token";
 import type { BodyPlan, Plan, Segment } from "./arbitraries";
 import type { Operation } from "./openapi";
 import { fingerprints, type World } from "./state";
@@ -113,7 +113,7 @@ async function authorization(op: Operation, auth: AuthPlan, world: World): Promi
       const subjects = { self: world.pool.user.id, other: world.other.user.id, unknown: crypto.randomUUID() };
       const sub = auth.sub === "number" ? 42 : auth.sub === "empty" ? "" : subjects[auth.sub];
       const secret = auth.secret === "right" ? env.SESSION_SECRET : "not-the-session-secret";
-      return `Bearer ${await sign({ sub, exp: Math.floor(Date.now() / 1000) + auth.ttl }, secret ?? "", "HS256")}`;
+      return `Bearer ${await signSessionToken({ sub, exp: Math.floor(Date.now() / 1000) + auth.ttl }, secret ?? "")}`;
     }
     case "header":
       return auth.value ?? undefined;

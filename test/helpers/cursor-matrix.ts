@@ -1,5 +1,4 @@
 import { env } from "cloudflare:test";
-import { sign } from "hono/jwt";
 import { describe, expect, it } from "vitest";
 import { ALL_SCOPES } from "../../src/auth/scopes";
 import { decodeBase64Url, encodeBase64Url } from "../../src/lib/base64url";
@@ -7,6 +6,7 @@ import { actingAs, createContext, type UserContext } from "../../src/lib/context
 import { CURSOR_TAG_BYTES } from "../../src/lib/cursor";
 import { type ApiResponse, api, type TestUser } from "./api";
 import { expectErrorBody } from "./auth-matrix";
+import { signSessionToken } from "./session-token";
 
 // The cursor checks every listing must pass, beside the auth matrix's: a cursor is signed by the
 // server and bound to the caller, the listing and its filters, so another user's cursor, an
@@ -24,7 +24,7 @@ export const contextOf = (userId: string, changes: Partial<Env> = {}): UserConte
 
 /** An app-session token of `user`: authenticating it reads nothing from D1 (its liveness rides in the first query, or is one query after a refusal). */
 export const sessionOf = (user: TestUser): Promise<string> =>
-  sign({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 600 }, env.SESSION_SECRET ?? "", "HS256");
+  signSessionToken({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 600 });
 
 /** The readable part of a cursor (its JSON payload) and its signature. */
 export function cursorParts(cursor: string): { payload: Record<string, unknown>; tag: Uint8Array } {

@@ -1,10 +1,10 @@
-import { env, SELF } from "cloudflare:test";
+import { SELF } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { sign } from "hono/jwt";
 import { api, type TestUser } from "./api";
+import { signSessionToken } from "./session-token";
 
 export const MCP_URL = "http://workspace.test/mcp";
 
@@ -57,7 +57,7 @@ export async function readOnlyKey(user: TestUser): Promise<string> {
 
 /** An app-session token of `user`, as /auth/complete issues one. */
 export const sessionToken = (user: TestUser): Promise<string> =>
-  sign({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 600 }, env.SESSION_SECRET ?? "", "HS256");
+  signSessionToken({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 600 });
 
 /** A raw POST /mcp of JSON-RPC `body`, as MCP clients send it (both media types accepted unless `headers` says otherwise). */
 export const postMcp = (auth: TestUser | string | undefined, body: unknown, headers: Record<string, string> = {}) =>

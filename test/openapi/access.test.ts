@@ -1,5 +1,4 @@
 import { createExecutionContext, env } from "cloudflare:test";
-import { sign } from "hono/jwt";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { createRouter, defineRoute } from "../../src/openapi/define-route";
@@ -8,6 +7,7 @@ import { api, createUser } from "../helpers/api";
 import { expectErrorBody, MALFORMED_AUTHORIZATION } from "../helpers/auth-matrix";
 import { concrete, contractOperations, securedOf } from "../helpers/contract";
 import { startEarlyInAWindow } from "../helpers/rate-windows";
+import { signSessionToken } from "../helpers/session-token";
 
 /**
  * The operations that need no credential. A route added later is either in
@@ -79,7 +79,7 @@ describe("a deployment without a usable SESSION_SECRET", () => {
 
   it("answers a session token, and an API key's request for a cursor, with 503 naming the setting", async () => {
     const user = await createUser();
-    const token = await sign({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 60 }, "any-secret");
+    const token = await signSessionToken({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 60 }, "any-secret");
     for (const [path, authorization] of <[string, string][]>[
       ["/api/v1/me", `Bearer ${token}`],
       ["/api/v1/changes", `Bearer ${user.key}`],
@@ -175,7 +175,7 @@ describe("access kinds, enforced by the route's own declaration", () => {
 
   it("session: an app session passes, an API key is a 403 forbidden, nothing is a 401", async () => {
     const user = await createUser();
-    const token = await sign({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 60 }, env.SESSION_SECRET ?? "");
+    const token = await signSessionToken({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 60 });
     const withSession = await call("/test-only/session", { headers: { Authorization: `Bearer ${token}` } });
     expect(withSession.status).toBe(200);
     expect(await withSession.json()).toEqual({ success: true, message: user.id });

@@ -1,8 +1,7 @@
-import { env } from "cloudflare:test";
-import { sign } from "hono/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createUser, type TestUser } from "../helpers/api";
 import { expectErrorBody } from "../helpers/auth-matrix";
+import { signSessionToken } from "../helpers/session-token";
 import { type FakedThirdParties, fakeThirdParties } from "../helpers/third-party";
 
 // Every write operation of the contract that takes a user's credential declares `Idempotency-Key`
@@ -65,7 +64,7 @@ let session: string;
 let faked: FakedThirdParties;
 beforeAll(async () => {
   user = await createUser();
-  session = await sign({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 600 }, env.SESSION_SECRET ?? "", "HS256");
+  session = await signSessionToken({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 600 });
   // No third party is reached for real: any that is called fails.
   faked = fakeThirdParties(() => new Response("unavailable in this test", { status: 503 }));
 });

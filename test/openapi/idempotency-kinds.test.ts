@@ -1,5 +1,4 @@
 import { createExecutionContext, createScheduledController, env, SELF, waitOnExecutionContext } from "cloudflare:test";
-import { sign } from "hono/jwt";
 import { afterEach, describe, expect, it } from "vitest";
 import { meterD1, type RoundTripMeter } from "../../src/db/round-trips";
 import worker from "../../src/index";
@@ -10,6 +9,7 @@ import { api, createUser, type TestUser } from "../helpers/api";
 import { expectErrorBody } from "../helpers/auth-matrix";
 import { aiProviders, MODELS } from "../helpers/fake-ai-provider";
 import { MEDIA, ORIGIN, PNG_BYTES, storedMediaOf, uploadForm } from "../helpers/media";
+import { signSessionToken } from "../helpers/session-token";
 import { type FakedThirdParties, fakeThirdParties } from "../helpers/third-party";
 import { newProviderKey, STREAM } from "../routes/ai/helpers";
 
@@ -219,11 +219,7 @@ describe("a keyed write whose body is not JSON", () => {
 describe("a new API key made with an Idempotency-Key", () => {
   it("is made once and its raw value never stored: a retry is a 409 idempotency_replay_unavailable", async () => {
     const user = await createUser();
-    const session = await sign(
-      { sub: user.id, exp: Math.floor(Date.now() / 1000) + 600 },
-      env.SESSION_SECRET ?? "",
-      "HS256",
-    );
+    const session = await signSessionToken({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 600 });
     const key = newKey();
     const send = () =>
       api<{ key: string }>("/api/v1/api-keys", {

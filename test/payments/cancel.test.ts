@@ -1,5 +1,4 @@
 import { createExecutionContext, env } from "cloudflare:test";
-import { sign } from "hono/jwt";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { STRIPE_API_VERSION } from "../../src/services/payments/stripe";
@@ -18,6 +17,7 @@ import {
   subscriptionEvent,
   subscriptionObject,
 } from "../helpers/payments";
+import { signSessionToken } from "../helpers/session-token";
 import { type FakedThirdParties, fakeThirdParties } from "../helpers/third-party";
 
 let stripe: FakedThirdParties | undefined;
@@ -139,7 +139,7 @@ describe("POST /payments/cancel-subscription", () => {
   it("takes an app session as well as an API key", async () => {
     const who = await subscribedUser();
     stripe = fakeStripeCancelling(who);
-    const token = await sign({ sub: who.user.id, exp: nowSeconds() + 600 }, env.SESSION_SECRET ?? "", "HS256");
+    const token = await signSessionToken({ sub: who.user.id, exp: nowSeconds() + 600 });
     const res = await cancel(token, { at_period_end: true });
     expect(res.status).toBe(200);
     expect((await storedSubscription(who.customer))?.cancel_at_period_end).toBe(1);

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
-import { sign } from "hono/jwt";
 import { describe, expect, it } from "vitest";
 import type { Me } from "../../src/schemas/subscriptions";
 import { api, createUser } from "../helpers/api";
 import { MALFORMED_AUTHORIZATION } from "../helpers/auth-matrix";
 import { deliverOk, iso, ME, nowSeconds, subscribe, subscriptionEvent } from "../helpers/payments";
+import { signSessionToken } from "../helpers/session-token";
 
-const session = (sub: string) => sign({ sub, exp: nowSeconds() + 600 }, env.SESSION_SECRET ?? "", "HS256");
+const session = (sub: string) => signSessionToken({ sub, exp: nowSeconds() + 600 });
 
 describe("GET /api/v1/me", () => {
   it("a user who never subscribed is on the free plan, with no subscription", async () => {

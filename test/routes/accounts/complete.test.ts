@@ -1,5 +1,4 @@
 import { env } from "cloudflare:test";
-import { sign } from "hono/jwt";
 import { afterEach, describe, expect, it } from "vitest";
 import { identityProviderFor } from "../../../src/auth/identity";
 import { sessionSecret, verifySessionToken } from "../../../src/auth/sessions";
@@ -7,6 +6,7 @@ import { createContext } from "../../../src/lib/context";
 import { ApiError } from "../../../src/lib/errors";
 import { completeSignIn } from "../../../src/services/accounts/sign-in";
 import { api, createUser } from "../../helpers/api";
+import { signSessionToken } from "../../helpers/session-token";
 import { type FakedThirdParties, fakeThirdParties } from "../../helpers/third-party";
 
 interface SignInBody {
@@ -295,7 +295,7 @@ describe("configuration", () => {
   });
 
   it("refuses a session token without an expiry", async () => {
-    const forever = await sign({ sub: crypto.randomUUID() }, env.SESSION_SECRET ?? "", "HS256");
+    const forever = await signSessionToken({ sub: crypto.randomUUID() });
     const res = await api("/api/v1/blocks", { auth: forever });
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ code: "unauthorized" });

@@ -1,11 +1,11 @@
 import { createExecutionContext, env } from "cloudflare:test";
-import { sign } from "hono/jwt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app";
 import { createUser, documentedResponses, newClientAddress, type TestUser } from "../../helpers/api";
 import { describeAuthMatrix, MALFORMED_AUTHORIZATION } from "../../helpers/auth-matrix";
 import { captureConsole } from "../../helpers/console";
 import { startEarlyInAWindow } from "../../helpers/rate-windows";
+import { signSessionToken } from "../../helpers/session-token";
 import { type FakedThirdParties, fakeThirdParties, untilAborted } from "../../helpers/third-party";
 
 const PATH = "/notes-import";
@@ -236,7 +236,7 @@ describe("who may send: a user's credential with the write scope, and nothing re
   it("an app session may send too", async () => {
     faked = accepting();
     const user = await createUser();
-    const token = await sign({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 60 }, env.SESSION_SECRET ?? "");
+    const token = await signSessionToken({ sub: user.id, exp: Math.floor(Date.now() / 1000) + 60 });
     const res = await send({ transcriptionText: "from the app" }, CONFIGURED, { authorization: `Bearer ${token}` });
     expect(res.status, res.text).toBe(200);
     expect(JSON.parse(await (faked.requests[0] as Request).text())).toMatchObject({ user_id: user.id });

@@ -1,5 +1,4 @@
 import { createExecutionContext, env } from "cloudflare:test";
-import { sign } from "hono/jwt";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app";
 import type { PushSubscription } from "../../../src/schemas/push-subscriptions";
@@ -9,6 +8,7 @@ import { type ApiResponse, api, createUser, type TestUser } from "../../helpers/
 import { describeAuthMatrix, expectErrorBody } from "../../helpers/auth-matrix";
 import { ISO_DATE_TIME, issuePaths, UUID } from "../../helpers/blocks";
 import { type BrowserSubscription, base64url, FakePushService, fromBase64url } from "../../helpers/fake-push-service";
+import { signSessionToken } from "../../helpers/session-token";
 
 const BASE = "/api/v1/push-subscriptions";
 
@@ -399,7 +399,7 @@ describe(`POST ${BASE}`, () => {
 describe("an app session whose user no longer exists", () => {
   it("registers nothing: 401", async () => {
     const ghost = crypto.randomUUID();
-    const token = await sign({ sub: ghost, exp: Math.floor(Date.now() / 1000) + 60 }, env.SESSION_SECRET ?? "");
+    const token = await signSessionToken({ sub: ghost, exp: Math.floor(Date.now() / 1000) + 60 });
     const res = await api(BASE, {
       method: "POST",
       auth: token,

@@ -1,5 +1,4 @@
 import { env } from "cloudflare:test";
-import { sign } from "hono/jwt";
 import { describe, expect, it } from "vitest";
 import { backgroundUserContext } from "../../../src/lib/context";
 import { snoozeReminder } from "../../../src/services/reminders/reminders";
@@ -16,6 +15,7 @@ import {
   reminderTarget,
   storedReminder,
 } from "../../helpers/reminders";
+import { signSessionToken } from "../../helpers/session-token";
 
 // What a schedule is and when it changes: the schedule id across states, updates that do and do
 // not reschedule, the range of instants, due times across DST, and the caller who no longer exists.
@@ -294,7 +294,7 @@ describe("an app session whose user no longer exists", () => {
       .run();
     const row = await insertBlock({ type: "database_row", database_id: database, created_by: null });
     const ghost = crypto.randomUUID();
-    const token = await sign({ sub: ghost, exp: Math.floor(Date.now() / 1000) + 60 }, env.SESSION_SECRET ?? "");
+    const token = await signSessionToken({ sub: ghost, exp: Math.floor(Date.now() / 1000) + 60 });
     const res = await api(REMINDERS, {
       method: "POST",
       auth: token,
