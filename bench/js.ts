@@ -59,7 +59,12 @@ async function buildLoop(baseline: BuiltWorker, workDir: string): Promise<BuiltW
         await cp(join(buildDir, file), join(outDir, file));
       }
     }
-    if (i === 0) config = await readFile(worker.config, "utf8");
+    const built = await readFile(worker.config, "utf8");
+    if (i === 0) config = built;
+    else if (built !== config) {
+      // The loop runs under one config: a build's own dates, flags or settings would not apply.
+      console.warn(`${root}'s wrangler.toml differs from ${roots[0]}'s: it runs under ${roots[0]}'s`);
+    }
   }
   await cp(baseline.script, join(outDir, "baseline.js"));
   await cp(join(PROJECT_ROOT, "bench/js-loop/loop.js"), join(outDir, "loop.js"));
@@ -83,7 +88,8 @@ async function buildLoop(baseline: BuiltWorker, workDir: string): Promise<BuiltW
 interface LoopAnswer {
   requests: number;
   failed: number;
-  bytes: number;
+  /** The distinct body sizes of the 200s. */
+  sizes: number[];
   misses: number;
 }
 
@@ -102,6 +108,9 @@ async function timeLoop(
   const elapsed = performance.now() - started;
   if (!response.ok || answer.failed > 0) {
     throw new Error(`${target}, ${path}: ${answer.failed} of ${answer.requests} reads failed`);
+  }
+  if (answer.sizes.length !== 1) {
+    throw new Error(`${target}, ${path}: the reads' answers differ (${answer.sizes.join(", ")} bytes)`);
   }
   return { microseconds: (elapsed * 1000) / answer.requests, answer };
 }
@@ -135,15 +144,23 @@ async function main(): Promise<void> {
   ];
   for (const endpoint of endpoints) {
     const path = endpoint.path(seeded.dataset.fixtures);
-    for (const target of targets) await timeLoop(server, headers, target, path, WARM_UP_REQUESTS);
+    // Each target's answer, as the warm-up read it: every round must read the same.
+    const sizes = new Map<string, number | undefined>();
+    for (const target of targets) {
+      sizes.set(target, (await timeLoop(server, headers, target, path, WARM_UP_REQUESTS)).answer.sizes[0]);
+    }
     const rounds = new Map(targets.map((target) => [target, [] as number[]]));
     for (let round = 0; round < ROUNDS; round++) {
       // Every other round in the reverse order, so a machine growing busier charges no one side.
       const order = round % 2 === 1 ? [...targets].reverse() : targets;
       for (const target of order) {
         const { microseconds, answer } = await timeLoop(server, headers, target, path, REQUESTS);
-        // A statement first sent after the warm-up (the key's last use, written once a minute; the
-        // key looked up again when the isolate's memory of it ends) goes to D1 once: a few ms a round.
+        if (answer.sizes[0] !== sizes.get(target)) {
+          throw new Error(
+            `${label(target)}, ${endpoint.name}: answered ${answer.sizes[0]} bytes, not ${sizes.get(target)}`,
+          );
+        }
+        // A statement first sent after the warm-up goes to D1 once: a few ms in a round.
         misses += answer.misses;
         rounds.get(target)?.push(microseconds);
       }

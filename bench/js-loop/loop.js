@@ -6,7 +6,8 @@
 // cost (a few milliseconds a call, by turns) swings more than that part weighs.
 //
 // GET /__bench/js?target=baseline|0|1|...&path=<the read's path>&n=<requests>&c=<concurrent chains>
-// answers {requests, failed, bytes, misses} once all have run; the caller times the whole request.
+// answers {requests, failed, sizes, misses} once all have run (`sizes`: the distinct body sizes the
+// 200s had, which must be the one size of the right answer); the caller times the whole request.
 // The Worker's builds are numbered in builds.js, which bench/js.ts writes beside this file: all in
 // one isolate, so two builds compare on one process and one D1 state.
 import baseline from "./baseline.js";
@@ -15,7 +16,8 @@ import builds from "./builds.js";
 export { ReminderQueue } from "./worker-0.js";
 
 // Answers by statement, its method and its bound values. A time bound by the request (the
-// credential's liveness at "now") is one key whatever the time: the answer is the same row.
+// credential's liveness at "now", a key's last use) is one key whatever the time: the answer is
+// the same row, and a write bound with the time (the key's last use) is not sent again.
 const answers = new Map();
 const ISO_TIME = /\d{4}-\d\d-\d\dT[\d:.]+Z/g;
 let misses = 0;
@@ -25,9 +27,19 @@ function remembered(key, ask) {
   if (answers.has(stable)) return Promise.resolve(answers.get(stable));
   misses += 1;
   return ask().then((answer) => {
-    answers.set(stable, answer);
+    // Shared by every later request: frozen, so a server that changed what D1 gave it would fail
+    // (a TypeError, a 500) rather than be timed on an answer the next request does not get.
+    answers.set(stable, deepFreeze(answer));
     return answer;
   });
+}
+
+function deepFreeze(value) {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 /** A D1 handle (binding or session) answering from memory, asking `real` the first time. */
@@ -71,16 +83,22 @@ async function loop(request, env, ctx) {
   const headers = new Headers(request.headers);
   const before = misses;
   let failed = 0;
-  let bytes = 0;
+  const sizes = new Set();
   const chain = async (count) => {
     for (let i = 0; i < count; i++) {
       const response = await target.fetch(new Request(new URL(path, url), { headers }), loopEnv, ctx);
-      bytes += (await response.arrayBuffer()).byteLength;
-      if (response.status !== 200) failed += 1;
+      const size = (await response.arrayBuffer()).byteLength;
+      if (response.status === 200) sizes.add(size);
+      else failed += 1;
     }
   };
   await Promise.all(Array.from({ length: chains }, () => chain(Math.ceil(requests / chains))));
-  return Response.json({ requests: Math.ceil(requests / chains) * chains, failed, bytes, misses: misses - before });
+  return Response.json({
+    requests: Math.ceil(requests / chains) * chains,
+    failed,
+    sizes: [...sizes],
+    misses: misses - before,
+  });
 }
 
 export default {
