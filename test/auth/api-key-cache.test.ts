@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { KEY_CACHE_TTL_MS } from "../../src/auth/api-key-cache";
+import { KEY_CACHE_TTL_MS, rememberedKeyCount } from "../../src/auth/api-key-cache";
 import { generateApiKey } from "../../src/auth/api-key-format";
 import { api, createUser } from "../helpers/api";
 
@@ -72,5 +72,17 @@ describe("API-key lookups are remembered per isolate", () => {
     const later = await api("/api/v1/blocks", { auth: user });
     expect(later.status).toBe(200);
     expect(authSource(later.headers)).toBe("api key from D1");
+  });
+
+  it("a key is not held past its entry's life: the next request forgets every expired entry, whoever sends it", async () => {
+    const [first, second, later] = [await createUser(), await createUser(), await createUser()];
+    expect((await api("/api/v1/blocks", { auth: first })).status).toBe(200);
+    expect((await api("/api/v1/blocks", { auth: second })).status).toBe(200);
+    expect(rememberedKeyCount()).toBeGreaterThanOrEqual(2);
+    // Past every entry's life (those the tests before made under a clock moved ahead too), one
+    // request of a third key leaves only its own.
+    vi.spyOn(Date, "now").mockReturnValue(Date.now() + 10 * KEY_CACHE_TTL_MS);
+    expect((await api("/api/v1/blocks", { auth: later })).status).toBe(200);
+    expect(rememberedKeyCount()).toBe(1);
   });
 });
