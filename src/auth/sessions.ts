@@ -98,8 +98,9 @@ export async function verifySessionToken(ctx: SessionScope, token: string): Prom
 }
 
 /**
- * `iat_ms`; for a token issued before it was added, the start of its `iat` second; without
- * either, the epoch. Never later than the token was issued, so a sign-out after it ends it.
+ * `iat_ms` (every token this service issues carries it); without it, the start of the `iat`
+ * second; without either, the epoch. Never later than the token was issued, so a sign-out after
+ * it ends it.
  */
 function issuedAtMs(payload: Record<string, unknown>): number {
   const { iat_ms: millis, iat } = payload;

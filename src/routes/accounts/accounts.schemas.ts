@@ -27,9 +27,10 @@ export const CompleteSignInResponse = z
         token: z.string().openapi({
           description:
             "The app-session token: send it as `Authorization: Bearer <token>` (API keys are managed with it)",
-          example: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI1ZjBjNmY5ZSJ9.c2lnbmF0dXJl",
+          example:
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJ3b3Jrc3BhY2UtYXBpIiwiYXVkIjoid29ya3NwYWNlLWFwaTphcHAtc2Vzc2lvbiIsInN1YiI6IjVmMGM2ZjllLThhOGUtNGMxZS05YTFlLTJmNmM4ZDBiN2EzMSIsImlhdCI6MTc5NTk1MzYwMCwiaWF0X21zIjoxNzk1OTUzNjAwMDAwLCJleHAiOjE3OTY1NTg0MDB9.c2lnbmF0dXJl",
         }),
-        expires_at: z.string().openapi({ example: "2026-11-30T12:00:00.000Z" }),
+        expires_at: z.string().openapi({ example: "2026-12-06T12:00:00.000Z" }),
         user: SessionUser,
       })
       .openapi("SessionData"),
