@@ -42,8 +42,11 @@ async function tryIt(page: Page, method: "get" | "post", path: string): Promise<
     has: page.locator(`.opblock-summary-path[data-path="${path}"]`),
   });
   if (!(await block.locator(".opblock-body").isVisible())) await block.locator(".opblock-summary").first().click();
-  const tryOut = block.locator("button.try-out__btn", { hasText: "Try it out" });
-  if (await tryOut.isVisible()) await tryOut.click();
+  // The operation's body renders after the click: wait for its toggle ("Try it out", or "Cancel"
+  // when Try-it is already on) rather than look for it at once, which misses it on a busy machine.
+  const toggle = block.locator("button.try-out__btn");
+  await toggle.waitFor();
+  if ((await toggle.innerText()).includes("Try it out")) await toggle.click();
   await block.locator("button.execute").click();
   const status = block.locator(".live-responses-table .response .response-col_status").first();
   await status.waitFor({ timeout: 15_000 });
