@@ -67,6 +67,8 @@ async function authorize(page: Page, key: string) {
 async function isAuthorized(page: Page): Promise<boolean> {
   await page.locator(".auth-wrapper button.authorize").click();
   const container = page.locator(".auth-container").filter({ hasText: "apiKeyAuth" });
+  // The dialog renders after the click: wait for it rather than look into it at once.
+  await container.waitFor();
   const loggedIn = await container.locator("button", { hasText: "Logout" }).isVisible();
   await page.locator(".dialog-ux button.btn-done").first().click();
   return loggedIn;
