@@ -6,10 +6,9 @@ import type { ApiKeyScope } from "./scopes";
  * two, and no SHA-256 of the key either (about 40 µs of a block read's 300-350 µs of JavaScript
  * in workerd: `npm run bench:js`). The key is held as long as its entry lives (30 s, then until
  * the isolate's next request), in this isolate's memory, which each of its requests brings it
- * into anyway. A remembered key is not
- * trusted to be live: the request's first query checks that itself (auth/credential-liveness.ts),
- * so revoking or expiring a key takes effect at once everywhere. Only the facts that never change
- * for a key are kept here.
+ * into anyway. A remembered key is not trusted to be live: the request's first query checks that
+ * itself (auth/credential-liveness.ts), so revoking or expiring a key takes effect at once
+ * everywhere. Only the facts that never change for a key are kept here.
  */
 export const KEY_CACHE_TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;

@@ -3,14 +3,14 @@ import type { RequestContext } from "../lib/context";
 import { unauthorized } from "../lib/errors";
 import { requiredSecret } from "../lib/secrets";
 
-// App sessions: HS256 JWTs signed with SESSION_SECRET, the user id in `sub`, the issue
-// time in `iat` (seconds) and `iat_ms` (milliseconds), this service as `iss` and app sessions as
-// `aud`. They are what `/auth/complete` hands
-// out and what `/api/v1` accepts besides API keys. Nothing about a session is stored: a
-// token is live while it has not expired, its user exists and the user has not signed out
-// since it was issued (`users.sessions_valid_from`, set by `POST /auth/sign-out`). That is
-// checked by the request's first D1 call, or by a query of its own when it makes none
-// (auth/credential-liveness.ts), so ending a user's sessions takes effect at once everywhere.
+// App sessions: HS256 JWTs signed with SESSION_SECRET, the user id in `sub`, the issue time in
+// `iat` (seconds) and `iat_ms` (milliseconds), this service as `iss` and app sessions as `aud`.
+// They are what `/auth/complete` hands out and what `/api/v1` accepts besides API keys. Nothing
+// about a session is stored: a token is live while it has not expired, its user exists and the
+// user has not signed out since it was issued (`users.sessions_valid_from`, set by
+// `POST /auth/sign-out`). That is checked by the request's first D1 call, or by a query of its
+// own when it makes none (auth/credential-liveness.ts), so ending a user's sessions takes effect
+// at once everywhere.
 
 /**
  * Who issues a session token and what it is for (RFC 7519 `iss` and `aud`), both checked on every
