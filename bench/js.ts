@@ -48,6 +48,7 @@ if (endpoints.length === 0)
  */
 async function buildLoop(baseline: BuiltWorker, workDir: string): Promise<BuiltWorker> {
   const outDir = join(workDir, "loop");
+  await mkdir(outDir);
   let config = "";
   for (const [i, root] of roots.entries()) {
     const servers = (await import(join(root, "bench/servers.ts"))) as { build: typeof build };
@@ -128,7 +129,6 @@ async function main(): Promise<void> {
   // The Worker reads the caller from the key, the baseline from the id.
   const headers = { Authorization: `Bearer ${seeded.apiKey}`, "X-Bench-User": seeded.dataset.fixtures.benchUserId };
 
-  await mkdir(join(workDir, "loop"));
   const loop = await buildLoop(baseline, workDir);
   const state = join(workDir, "state");
   await cp(seeded.workerState, state, { recursive: true });
