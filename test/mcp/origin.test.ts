@@ -78,7 +78,8 @@ describe("the Origin of a request to /mcp", () => {
     const res = await postMcp(user, ping);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: 1, result: {} });
-    expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    // No Origin, no cross-origin request: no CORS headers either (app-frame.ts).
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
     const own = MCP_URL.replace("/mcp", "");
     expect((await postWith({ ENVIRONMENT: "production" }, user, own, "127.0.0.1")).status).toBe(200);
     // A rebinding page: its name points at this machine, so it sends its own origin and host.

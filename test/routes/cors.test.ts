@@ -75,9 +75,29 @@ describe("CORS on every kind of answer", () => {
     expect(missing.status).toBe(404);
     expectFrameHeaders(missing);
     const user = await createUser();
-    const badBookmark = await api("/api/v1/blocks", { auth: user, headers: { "X-D1-Bookmark": "not-one" } });
+    const badBookmark = await api("/api/v1/blocks", {
+      auth: user,
+      headers: { Origin: "https://app.example", "X-D1-Bookmark": "not-one" },
+    });
     expect(badBookmark.status).toBe(400);
     expectFrameHeaders(badBookmark);
+  });
+
+  it("a request without an Origin (not a browser's cross-origin one) gets no CORS headers; every answer varies by Origin", async () => {
+    const user = await createUser();
+    const plain = await api("/api/v1/blocks?limit=1", { auth: user });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("Access-Control-Allow-Origin")).toBeNull();
+    expect(plain.headers.get("Access-Control-Expose-Headers")).toBeNull();
+    expect(plain.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(plain.headers.get("X-Request-Id")).toBeTruthy();
+    const crossOrigin = await api("/api/v1/blocks?limit=1", { auth: user, headers: { Origin: "https://app.example" } });
+    expectFrameHeaders(crossOrigin);
+    for (const res of [plain, crossOrigin]) expect(res.headers.get("Vary")?.toLowerCase()).toContain("origin");
+    const missing = await api("/api/v1/no-such-thing");
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("Access-Control-Allow-Origin")).toBeNull();
+    expect(missing.headers.get("Vary")?.toLowerCase()).toContain("origin");
   });
 
   it("a preflight is answered on any path, before the bookmark is looked at", async () => {
@@ -96,7 +116,7 @@ describe("CORS on every kind of answer", () => {
       createRoute({ method: "get", path: "/elsewhere", responses: { 302: { description: "Elsewhere" } } }),
       () => Response.redirect("https://example.com/there", 302),
     );
-    const answer = await assembleApp([router]).request("/elsewhere", {}, env);
+    const answer = await assembleApp([router]).request("/elsewhere", { headers: { Origin: "https://app.example" } }, env);
     expect(answer.status).toBe(302);
     expect(answer.headers.get("Location")).toBe("https://example.com/there");
     expectFrameHeaders(answer);
