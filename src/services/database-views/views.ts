@@ -13,7 +13,14 @@ import {
 } from "../../lib/entity-tags";
 import { badRequest, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
+import {
+  type Listing,
+  listingQueries,
+  type PageWindow,
+  type ResultPage,
+  readPage,
+  withoutKeyColumns,
+} from "../../lib/pagination";
 import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import type { DatabaseView, TimelineScale, ViewType } from "../../schemas/views";
 import { visibleTo } from "../blocks/visibility";
@@ -146,7 +153,7 @@ export async function listViews(
     )),
   ]);
   if (databases.length === 0) throw notFound("Database not found", { database_id: databaseId });
-  return readPage(ctx, listing, records, counts, window, presentView);
+  return readPage(ctx, listing, records, counts, window, (record) => presentView(withoutKeyColumns(record)));
 }
 
 async function findView(ctx: UserContext, viewId: string): Promise<ViewRecord> {

@@ -15,6 +15,7 @@ import {
   type PageWindow,
   type ResultPage,
   readPage,
+  withoutKeyColumns,
 } from "../../lib/pagination";
 import type { MentionRecord } from "../../schemas/mentions";
 import { findVisibleBlockWithSchema, updateTypedBlock } from "../block-writes/writes";
@@ -46,7 +47,8 @@ const OLDEST_FIRST: OrderKey[] = [
 ];
 const ORDER = orderByKeys(OLDEST_FIRST);
 
-const present = (row: MentionRow): MentionRecord => ({ ...row });
+/** A mention answers its row's columns whole (but for a listing's key columns). */
+const present = (row: MentionRow): MentionRecord => withoutKeyColumns(row);
 
 const mentionNotFound = (id: string) => notFound("Mention not found", { id });
 

@@ -3,7 +3,14 @@ import { batchAll } from "../../db/batch";
 import type { UserContext } from "../../lib/context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { type Listing, listingQueries, type PageWindow, type ResultPage, readPage } from "../../lib/pagination";
+import {
+  type Listing,
+  listingQueries,
+  type PageWindow,
+  type ResultPage,
+  readPage,
+  withoutKeyColumns,
+} from "../../lib/pagination";
 import { retryWhileStale, StaleWrite } from "../../lib/stale-write-retry";
 import type { SyncedBlock, SyncedBlockStatus } from "../../schemas/synced-blocks";
 import { blockNotFound } from "../blocks/queries";
@@ -221,7 +228,7 @@ export async function listInstances(
     )),
   ]);
   if (sources.length === 0) throw blockNotFound(sourceBlockId);
-  return readPage(ctx, listing, records, counts, window, (record) => record);
+  return readPage(ctx, listing, records, counts, window, withoutKeyColumns);
 }
 
 /** The instance stops following its source and keeps its content; unlinking twice changes nothing. */

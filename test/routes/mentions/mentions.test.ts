@@ -91,6 +91,12 @@ describe("mentions written in content are kept in step with it", () => {
     });
     const byPage = await api<MentionRecord[]>(`${MENTIONS}/page/${container.id}`, { auth: user });
     expect(byPage.body.map((m) => [m.block_id, m.page_id])).toEqual([[child.id, container.id]]);
+    // Each listed mention answers its columns, and not the listing's cursor keys (lib/pagination.ts).
+    const byBlock = await api<MentionRecord[]>(`${MENTIONS}/block/${child.id}`, { auth: user });
+    for (const listed of [...byPage.body, ...byBlock.body]) {
+      expect(Object.keys(listed).filter((name) => name.startsWith("_key"))).toEqual([]);
+    }
+    expect(byBlock.body).toEqual(byPage.body);
 
     const copy = await api<{ id: string }>(`${BLOCKS}/${container.id}/duplicate`, { method: "POST", auth: user });
     expect(copy.status).toBe(201);
