@@ -116,7 +116,11 @@ describe("CORS on every kind of answer", () => {
       createRoute({ method: "get", path: "/elsewhere", responses: { 302: { description: "Elsewhere" } } }),
       () => Response.redirect("https://example.com/there", 302),
     );
-    const answer = await assembleApp([router]).request("/elsewhere", { headers: { Origin: "https://app.example" } }, env);
+    const answer = await assembleApp([router]).request(
+      "/elsewhere",
+      { headers: { Origin: "https://app.example" } },
+      env,
+    );
     expect(answer.status).toBe(302);
     expect(answer.headers.get("Location")).toBe("https://example.com/there");
     expectFrameHeaders(answer);
