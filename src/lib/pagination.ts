@@ -358,7 +358,7 @@ export async function readPage<R, T>(
   const hasMore = rows.length > window.limit;
   const last = items.at(-1) as Record<string, unknown> | undefined;
   return {
-    items: items.map(present),
+    items: items.map((row) => present(row)),
     total: total > TOTAL_COUNT_CAP ? null : total,
     hasMore,
     nextCursor:
