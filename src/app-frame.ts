@@ -61,9 +61,10 @@ const preflight = cors(CORS_OPTIONS);
 
 /**
  * A CORS preflight is answered by Hono's middleware, here and for every path; the headers of every
- * other answer are set by `requestContext` once the answer is made. Hono's middleware would set them
- * before the route runs, on a placeholder response Hono then copies into the route's own, headers
- * and all: three responses made for each one sent, for two headers that never vary.
+ * other answer to a request with an `Origin` are set by `requestContext` once the answer is made.
+ * Hono's middleware would set them before the route runs, on a placeholder response Hono then copies
+ * into the route's own, headers and all: three responses made for each one sent, for two headers
+ * that never vary.
  */
 const answerPreflight: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === "OPTIONS") return preflight(c, next);

@@ -46,7 +46,7 @@ export const CORS_OPTIONS: Parameters<typeof cors>[0] = {
   maxAge: PREFLIGHT_MAX_AGE_SECONDS,
 };
 
-/** What every answer but a preflight's carries: what `cors(CORS_OPTIONS)` sets on it. */
+/** What every answer to a request with an `Origin` carries, a preflight's aside: what `cors(CORS_OPTIONS)` sets on it. */
 export const CORS_ANSWER_HEADERS: readonly (readonly [string, string])[] = [
   ["Access-Control-Allow-Origin", "*"],
   ["Access-Control-Expose-Headers", EXPOSED_HEADERS.join(",")],
