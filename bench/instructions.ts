@@ -15,7 +15,9 @@
 // callgrind files stay in the output directory for `callgrind_annotate` (which functions the
 // instructions went to; JIT-compiled JavaScript shows as bare addresses).
 //
-// Needs valgrind (Debian's `valgrind` package). Not part of `npm run bench`.
+// Every build runs on this checkout's workerd (Miniflare is pointed at it under valgrind), so it
+// compares Workers, not runtimes. Needs valgrind (Debian's `valgrind` package). Not part of
+// `npm run bench`.
 import { execFileSync } from "node:child_process";
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -38,6 +40,8 @@ const { values, positionals } = parseArgs({
 });
 const REQUESTS = Number(values.requests);
 const WARM_UP = Number(values["warm-up"]);
+if (!(Number.isInteger(REQUESTS) && REQUESTS > 0 && Number.isInteger(WARM_UP) && WARM_UP >= 0))
+  throw new Error("--requests must be a positive integer and --warm-up a whole number");
 /** Counted but not reported: the first requests after instrumentation starts run code valgrind has not translated yet. */
 const SETTLE = 20;
 const roots = positionals.length > 0 ? positionals.map((root) => resolve(root)) : [PROJECT_ROOT];
@@ -71,7 +75,8 @@ async function callgrindWorkerd(outDir: string): Promise<string> {
     `--callgrind-out-file=${join(outDir, "callgrind.%p")}`,
     workerdBinary(),
   ];
-  await writeFile(script, `#!/bin/sh\nexec ${command.join(" ")} "$@"\n`);
+  const quoted = command.map((word) => `'${word.replaceAll("'", "'\\''")}'`);
+  await writeFile(script, `#!/bin/sh\nexec ${quoted.join(" ")} "$@"\n`);
   await chmod(script, 0o755);
   return script;
 }
@@ -83,7 +88,7 @@ async function readDump(outDir: string, pid: string, dump: number): Promise<{ to
   const text = await readFile(join(outDir, `callgrind.${pid}.${dump}`), "utf8");
   const total = Number(/^summary: (\d+)/m.exec(text)?.[1]);
   // wrangler's proxy listens on the server's port; the runtime behind it on one the OS picks (port 0).
-  const proxy = !/--socket-addr=entry=[^\s:]+:0\b/.test(/^cmd: (.*)$/m.exec(text)?.[1] ?? "");
+  const proxy = !/--socket-addr=entry=(?:\[[^\]]*\]|[^\s:]+):0\b/.test(/^cmd: (.*)$/m.exec(text)?.[1] ?? "");
   return { total, proxy };
 }
 
